@@ -1,0 +1,299 @@
+/*
+ * libasyncelt: profiler Enter/Leave/Tailcall hooks that understand async methods.
+ *
+ * A runtime-async method runs as several physical segments: an initial call,
+ * suspensions, resumptions (possibly on other threads) and a final return.
+ * Instrumented code calls the per-ABI helpers (see <asyncelt/helpers.h>) at
+ * the start and end of every segment; the library classifies the segment and
+ * hands it to the registered plugins, which read it through the getters below.
+ *
+ * This header is the same on every architecture.
+ */
+#ifndef ASYNCELT_H
+#define ASYNCELT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ELT_VERSION_MAJOR 0
+#define ELT_VERSION_MINOR 1
+#define ELT_VERSION_PATCH 0
+#define ELT_VERSION_STRING "0.1.0"
+/* One number that compares in release order: 0xMMmmpp. */
+#define ELT_VERSION_NUMBER \
+	((ELT_VERSION_MAJOR << 16) | (ELT_VERSION_MINOR << 8) | ELT_VERSION_PATCH)
+
+#if defined(_WIN32)
+# if defined(ELT_BUILDING_LIBRARY)
+#  define ELT_API __declspec(dllexport)
+# elif defined(ELT_STATIC)
+#  define ELT_API
+# else
+#  define ELT_API __declspec(dllimport)
+# endif
+#else
+# define ELT_API __attribute__((visibility("default")))
+#endif
+
+#if defined(__GNUC__)
+# define ELT_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+# define ELT_PRINTF(fmt, args)
+#endif
+
+/* Run-time versions, for a program built against one header and run with
+ * another library. */
+ELT_API unsigned elt_version_number(void);
+ELT_API const char *elt_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                               */
+
+typedef enum elt_status {
+	ELT_OK = 0,
+	/* The segment carries no such data: the arguments of a resume, the
+	 * return value of a suspension.  Not an error; the profiler API's
+	 * CORPROF_E_DATAINCOMPLETE. */
+	ELT_E_DATAINCOMPLETE,
+	ELT_E_INVALID_ARGUMENT,     /* NULL where a pointer is needed, id 0, ... */
+	ELT_E_UNKNOWN_FUNCTION,     /* the function id was never registered */
+	ELT_E_NO_SIGNATURE,         /* registered without a signature */
+	ELT_E_INSUFFICIENT_BUFFER,  /* the caller's array is too small; the
+	                               needed count is reported */
+	ELT_E_WRONG_CALLBACK,       /* e.g. enter info asked in a Leave */
+	ELT_E_BAD_SIGNATURE,        /* malformed signature string */
+	ELT_E_UNSUPPORTED,          /* type or feature not available on this ABI */
+	ELT_E_EXISTS,               /* the function id is registered already */
+	ELT_E_NO_MEMORY,
+	ELT_E_BAD_OPTION,           /* malformed or unknown plugin option */
+	ELT_E_PLUGIN,               /* a plugin could not be loaded or started */
+	ELT_E_PLUGIN_ABI,           /* a plugin built for an incompatible ABI */
+	ELT_E_LIMIT,                /* a fixed table is full */
+	ELT_E_CHECK_FAILED,         /* a plugin's checks failed at shutdown */
+	ELT_E_IO,                   /* an output file could not be written */
+	ELT_E_STATE,                /* call not valid now (e.g. after shutdown) */
+	ELT_STATUS_COUNT
+} elt_status;
+
+/* A constant string naming the status ("insufficient buffer"). */
+ELT_API const char *elt_strerror(elt_status status);
+
+/* The detailed message of the last failing call on this thread (it names
+ * the bad input: "signature 'l(i{' position 4: unterminated struct").
+ * Empty when nothing failed.  Valid until the next library call that fails
+ * on this thread. */
+ELT_API const char *elt_last_error(void);
+
+/* Records a detailed message for elt_last_error() and returns `status`;
+ * plugins use it to explain why their init refused the options. */
+ELT_API elt_status elt_set_error(elt_status status, const char *fmt, ...)
+	ELT_PRINTF(2, 3);
+
+/* ------------------------------------------------------------------------ */
+/* Types, as the signature language describes them                           */
+
+typedef enum elt_type_kind {
+	ELT_TYPE_VOID,
+	ELT_TYPE_BOOL,
+	ELT_TYPE_CHAR,          /* plain char: its signedness is the ABI's */
+	ELT_TYPE_SINT8,
+	ELT_TYPE_UINT8,
+	ELT_TYPE_SINT16,
+	ELT_TYPE_UINT16,
+	ELT_TYPE_SINT32,
+	ELT_TYPE_UINT32,
+	ELT_TYPE_SINT64,
+	ELT_TYPE_UINT64,
+	ELT_TYPE_SINT128,
+	ELT_TYPE_UINT128,
+	ELT_TYPE_POINTER,
+	ELT_TYPE_FLOAT,
+	ELT_TYPE_DOUBLE,
+	ELT_TYPE_LONGDOUBLE,
+	ELT_TYPE_COMPLEX,       /* element: float, double or long double */
+	ELT_TYPE_VECTOR,        /* element x count, GCC vector_size semantics */
+	ELT_TYPE_STRUCT,
+	ELT_TYPE_UNION,
+	ELT_TYPE_ARRAY,         /* fixed array, only inside a struct or union */
+	ELT_TYPE_KIND_COUNT
+} elt_type_kind;
+
+#define ELT_TYPE_PACKED 0x1u    /* struct or union laid out without padding */
+
+/* A laid-out type.  Sizes and alignments are the ABI's of this build. */
+typedef struct elt_type elt_type;
+struct elt_type {
+	elt_type_kind kind;
+	uint32_t size;
+	uint32_t align;
+	uint32_t flags;
+	uint32_t count;                 /* members, array/vector elements;
+	                                   2 for complex */
+	const elt_type *element;        /* array, vector, complex */
+	const elt_type *const *members; /* struct, union: count entries
+	                                   (never NULL, even when empty) */
+	const uint32_t *offsets;        /* struct, union: byte offsets */
+};
+
+#define ELT_SIGNATURE_VARIADIC 0x1u
+
+/* A parsed function signature.  params[] lists every parameter as it is
+ * passed, the hidden `this` (T) and continuation (K) included; the
+ * variadic arguments of one call site, when given, follow nfixed. */
+typedef struct elt_signature {
+	const elt_type *ret;
+	uint32_t nparams;
+	uint32_t nfixed;                /* params before "..." */
+	int32_t this_index;             /* index of T in params, or -1 */
+	int32_t continuation_index;     /* index of K in params, or -1 */
+	uint32_t flags;                 /* ELT_SIGNATURE_VARIADIC */
+	const elt_type *const *params;
+	const char *text;               /* the string it was parsed from */
+} elt_signature;
+
+typedef struct elt_parse_error {
+	size_t position;        /* byte offset of the problem in the text */
+	char message[160];      /* "position 4: expected '}' to close the
+	                           struct opened at position 3, found ..." */
+} elt_parse_error;
+
+/* Parses and lays out a signature (the language is in doc/signature.md).
+ * The result is one allocation, immutable, safe to read from any thread;
+ * release it with elt_signature_free() (NULL is a no-op).  On failure
+ * returns ELT_E_BAD_SIGNATURE (malformed) or ELT_E_UNSUPPORTED (a type
+ * this ABI lacks), sets *out to NULL and fills *err (may be NULL) and
+ * elt_last_error() with the 0-based byte position and the problem.  NULL
+ * text or out: ELT_E_INVALID_ARGUMENT.  On success *err is cleared. */
+ELT_API elt_status elt_signature_parse(const char *text, elt_signature **out,
+				       elt_parse_error *err);
+ELT_API void elt_signature_free(elt_signature *sig);
+
+/* "int32", "struct", ...: for diagnostics and log output. */
+ELT_API const char *elt_type_kind_name(elt_type_kind kind);
+
+/* ------------------------------------------------------------------------ */
+/* Functions                                                                 */
+
+/* The runtime's name for a function: any non-zero value, typically the
+ * address of its code or of its method descriptor. */
+typedef uintptr_t elt_function_id;
+
+#define ELT_FUNCTION_ASYNC 0x1u  /* a runtime-async method: may suspend */
+
+/* Describes a function before instrumented code reports it.  `name` is
+ * copied.  `signature` (copied; may be NULL when unknown) lets the getters
+ * decode arguments and return values; an async function needs one with a
+ * K parameter, which locates its continuation argument.  Thread-safe; the
+ * lookups done by the helpers take no lock.  Returns ELT_E_EXISTS for an id
+ * registered already, ELT_E_BAD_SIGNATURE / ELT_E_UNSUPPORTED with a
+ * message for a bad signature. */
+ELT_API elt_status elt_register_function(elt_function_id id, const char *name,
+					 const char *signature, unsigned flags);
+
+/* What was registered for a function. */
+typedef struct elt_function_desc {
+	elt_function_id id;
+	const char *name;
+	const elt_signature *signature; /* NULL when registered without */
+	unsigned flags;
+	uint32_t index;                 /* dense: 0, 1, 2 ... in registration order */
+} elt_function_desc;
+
+/* NULL when `id` was never registered. */
+ELT_API const elt_function_desc *elt_find_function(elt_function_id id);
+
+/* ------------------------------------------------------------------------ */
+/* Segments, as plugins see them                                             */
+
+typedef enum elt_segment_kind {
+	ELT_SEGMENT_CALL,       /* Enter, continuation argument NULL */
+	ELT_SEGMENT_RESUME,     /* Enter, continuation argument non-NULL */
+	ELT_SEGMENT_SUSPEND,    /* Leave, continuation returned non-NULL */
+	ELT_SEGMENT_RETURN,     /* Leave, the final return */
+	ELT_SEGMENT_TAILCALL,   /* Tailcall: the frame is replaced */
+	ELT_SEGMENT_KIND_COUNT
+} elt_segment_kind;
+
+/* "call", "resume", "suspend", "return", "tailcall". */
+ELT_API const char *elt_segment_kind_name(elt_segment_kind kind);
+
+/* One callback's view of a segment; valid only during that callback. */
+typedef struct elt_info elt_info;
+
+/* Where a value lives: `length` bytes at `start` (the saved register image,
+ * the caller's stack, or the per-callback scratch buffer). */
+typedef struct elt_range {
+	uintptr_t start;
+	size_t length;
+} elt_range;
+
+/* Available for every segment. */
+typedef struct elt_frame_info {
+	elt_function_id function_id;
+	uintptr_t return_address;       /* where the instrumented function returns */
+	uintptr_t caller_sp;            /* caller's SP before the call: the first
+	                                   stack argument lives here */
+} elt_frame_info;
+
+ELT_API elt_segment_kind elt_get_segment_kind(const elt_info *info);
+ELT_API elt_function_id elt_get_function_id(const elt_info *info);
+/* NULL for a function that was never registered. */
+ELT_API const elt_function_desc *elt_get_function(const elt_info *info);
+ELT_API elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out);
+
+/* The continuation: the argument of a resume, the value a suspension
+ * returns; NULL for a call or final return, or for a function that is not
+ * async.  ELT_E_UNKNOWN_FUNCTION (and NULL) when the function was never
+ * registered, since then nothing says where to look. */
+ELT_API elt_status elt_get_continuation(const elt_info *info, void **out);
+
+/* Arguments of an initial call, left to right, `this` included, the
+ * continuation excluded.  *count is the capacity of `ranges` on entry and
+ * the number of arguments on return; when it is too small the call returns
+ * ELT_E_INSUFFICIENT_BUFFER, fills nothing and reports the count needed.
+ * `total_size` (may be NULL) receives the sum of the lengths.
+ * ELT_E_DATAINCOMPLETE on a resume (the argument registers hold nothing),
+ * ELT_E_WRONG_CALLBACK outside an Enter, ELT_E_UNKNOWN_FUNCTION /
+ * ELT_E_NO_SIGNATURE when nothing describes the arguments. */
+ELT_API elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
+				      size_t *count, size_t *total_size);
+
+/* The return value of a final return: {0, 0} for void.  ELT_E_DATAINCOMPLETE
+ * (and {0, 0}) on a suspension, ELT_E_WRONG_CALLBACK outside a Leave. */
+ELT_API elt_status elt_get_return_info(const elt_info *info, elt_range *range);
+
+/* Frame information of a tailcall; ELT_E_WRONG_CALLBACK elsewhere. */
+ELT_API elt_status elt_get_tailcall_info(const elt_info *info,
+					 elt_frame_info *out);
+
+/* The data the current plugin returned from its function_added callback
+ * for this function; NULL for an unregistered one. */
+ELT_API void *elt_get_function_data(const elt_info *info);
+
+/* ------------------------------------------------------------------------ */
+/* Life cycle                                                                */
+
+/* Starts the library: loads the plugins named by $ASYNCELT_PLUGINS (see
+ * <asyncelt/plugin.h>).  Idempotent and thread-safe.  A plugin that fails to
+ * load is reported and skipped; the others run.  Returns the first failure
+ * after trying them all. */
+ELT_API elt_status elt_init(void);
+
+/* Stops every plugin (fini: reports are printed then) and returns
+ * ELT_E_CHECK_FAILED when one of them reports failed checks.  Called at
+ * exit if the program does not; a failed check then makes the process exit
+ * with status 3.  Segments reported after shutdown are ignored. */
+ELT_API elt_status elt_shutdown(void);
+
+/* The ABI of this build's helpers: "x86_64-sysv", "aarch64", ... */
+ELT_API const char *elt_abi_name(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASYNCELT_H */

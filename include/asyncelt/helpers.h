@@ -1,0 +1,36 @@
+/*
+ * The helpers instrumented code calls: one set per ABI, all with the same
+ * names.  They are not C functions: each takes its inputs in registers
+ * chosen so that no argument, return value or continuation is disturbed,
+ * and preserves every such register at full width.  doc/abi.md gives, for
+ * each ABI, the registers, what is preserved and how a JIT emits the call.
+ *
+ * A JIT takes their addresses from here:
+ *
+ *     emit_call(jit, (void *)elt_helper_enter);
+ *
+ * Calling them from C is undefined.
+ */
+#ifndef ASYNCELT_HELPERS_H
+#define ASYNCELT_HELPERS_H
+
+#include <asyncelt.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* At the start of every segment: initial call and each resume.  Called
+ * with the arguments (and the continuation argument) live. */
+ELT_API void elt_helper_enter(void);
+/* At the end of every segment: each suspension (continuation live in the
+ * continuation return register) and the final return (result live). */
+ELT_API void elt_helper_leave(void);
+/* Before a tail call replaces the frame, the callee's arguments live. */
+ELT_API void elt_helper_tailcall(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * The plugin interface of libasyncelt.
+ *
+ * A plugin is a descriptor: callbacks the library calls for every segment,
+ * plus life-cycle hooks.  It is either linked into a profiler and added with
+ * elt_plugin_add(), or built as a shared module and loaded by name from
+ * $ASYNCELT_PLUGINS.  doc/plugins.md is the author's guide.
+ */
+#ifndef ASYNCELT_PLUGIN_H
+#define ASYNCELT_PLUGIN_H
+
+#include <asyncelt.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The descriptor's ABI.  The major changes when a field changes meaning;
+ * the minor when fields are appended.  The loader refuses majors it does
+ * not know, and reads appended fields only when struct_size covers them. */
+#define ELT_PLUGIN_ABI_MAJOR 1
+#define ELT_PLUGIN_ABI_MINOR 0
+
+typedef struct elt_plugin {
+	uint32_t struct_size;           /* sizeof(elt_plugin) as built */
+	uint16_t abi_major;
+	uint16_t abi_minor;
+	const char *name;
+	const char *description;
+
+	/* Parses `options` (never NULL; "" when none were given) and creates
+	 * the plugin's state.  Returns ELT_OK, or a status with a reason set
+	 * through elt_set_error(): the plugin is then refused. */
+	elt_status (*init)(const char *options, void **state);
+
+	/* Segment callbacks; any may be NULL.  They run on the instrumented
+	 * thread, between the helper's entry and its return: no locks, no
+	 * malloc, no stdio, no syscalls if the hot path is to stay cheap.
+	 * Instrumented code called from here is not reported (per-thread
+	 * recursion guard). */
+	void (*enter)(const elt_info *info, void *state);
+	void (*leave)(const elt_info *info, void *state);
+	void (*tailcall)(const elt_info *info, void *state);
+
+	/* Called once per function, at registration (or, for functions
+	 * registered before the plugin was added, when it is added).  The
+	 * result is what elt_get_function_data() returns in the callbacks. */
+	void *(*function_added)(void *state, const elt_function_desc *fn);
+
+	/* A thread that reported segments is exiting. */
+	void (*thread_exit)(void *state);
+
+	/* Prints reports and frees the state.  ELT_E_CHECK_FAILED makes
+	 * elt_shutdown() fail. */
+	elt_status (*fini)(void *state);
+} elt_plugin;
+
+/* Declares a plugin in one statement:
+ *
+ *     ELT_PLUGIN_DEFINE(counting,
+ *             .description = "counts segments per function",
+ *             .init = counting_init, .enter = counting_enter, ...);
+ *
+ * defines `const elt_plugin elt_plugin_counting` and, in a shared module
+ * (unless ELT_PLUGIN_STATIC is defined), the entry point the loader looks
+ * up with dlsym. */
+#define ELT_PLUGIN_ENTRY_SYMBOL "elt_plugin_entry"
+#if defined(ELT_PLUGIN_STATIC)
+# define ELT_PLUGIN_ENTRY_(ident)
+#else
+# define ELT_PLUGIN_ENTRY_(ident)                                          \
+	ELT_API const elt_plugin *elt_plugin_entry(void);                  \
+	const elt_plugin *elt_plugin_entry(void) { return &elt_plugin_##ident; }
+#endif
+#define ELT_PLUGIN_DEFINE(ident, ...)                                      \
+	const elt_plugin elt_plugin_##ident = {                            \
+		.struct_size = sizeof(elt_plugin),                         \
+		.abi_major = ELT_PLUGIN_ABI_MAJOR,                         \
+		.abi_minor = ELT_PLUGIN_ABI_MINOR,                         \
+		.name = #ident,                                            \
+		__VA_ARGS__                                                \
+	};                                                                 \
+	ELT_PLUGIN_ENTRY_(ident)
+
+/* Adds a plugin; init runs now with `options` (NULL means none).  Up to
+ * ELT_MAX_PLUGINS at once.  Safe while instrumented code runs: segments
+ * already in flight may miss the new plugin. */
+#define ELT_MAX_PLUGINS 16
+ELT_API elt_status elt_plugin_add(const elt_plugin *plugin, const char *options);
+
+/* Loads plugins from a specification, the syntax of $ASYNCELT_PLUGINS:
+ *
+ *     spec     := plugin (';' plugin)*
+ *     plugin   := NAME [':' OPTIONS]
+ *
+ * NAME is a path to a shared module (it contains a '/' or ends in ".so"),
+ * or a short name looked up as asyncelt-NAME.so in each directory of
+ * $ASYNCELT_PLUGIN_PATH and then in the installed plugin directory.
+ * Each plugin that fails is reported with its name and the reason and
+ * skipped; the rest are loaded.  Returns the first failure. */
+ELT_API elt_status elt_plugin_load(const char *spec);
+
+/* Plugin options: "key=value,key=value".  An item without '=' continues
+ * the previous value, so lists read naturally: "expect=Work:25,Other:3,
+ * out=report.txt" gives expect = "Work:25,Other:3" and out = "report.txt".
+ * Iterate with:
+ *
+ *     const char *cursor = options;
+ *     elt_option opt;
+ *     while ((st = elt_option_next(&cursor, &opt)) == ELT_OK && opt.key)
+ *             ...
+ *
+ * At the end opt.key is NULL; a malformed string gives ELT_E_BAD_OPTION
+ * with the position in elt_last_error(). */
+typedef struct elt_option {
+	const char *key;
+	size_t key_len;
+	const char *value;
+	size_t value_len;
+} elt_option;
+
+ELT_API elt_status elt_option_next(const char **cursor, elt_option *opt);
+/* Non-zero when the option's key is `key`. */
+ELT_API int elt_option_is(const elt_option *opt, const char *key);
+
+/* Prints "asyncelt: message" on stderr (or passes it to the handler set
+ * below).  For plugin reports and diagnostics, never on the hot path. */
+ELT_API void elt_report(const char *fmt, ...) ELT_PRINTF(1, 2);
+
+typedef void (*elt_diagnostic_handler)(const char *message, void *data);
+/* Redirects the library's diagnostics (load failures, bad input seen by
+ * the helpers); NULL restores stderr. */
+ELT_API void elt_set_diagnostic_handler(elt_diagnostic_handler handler,
+					void *data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASYNCELT_PLUGIN_H */
