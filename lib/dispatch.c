@@ -1,0 +1,71 @@
+/*
+ * The hot path: one segment, from the port's entry to the plugins'
+ * callbacks.  No lock, no allocation, no system call, no stdio: a lookup,
+ * a classification and a loop over the plugins.
+ */
+#include "internal.h"
+
+/* Set while this thread runs plugin code: instrumented code a plugin calls
+ * (or a signal handler interrupting it) is not reported, so a plugin never
+ * recurses into itself. */
+static ELT_TLS unsigned char in_callback;
+static ELT_TLS unsigned char thread_attached;
+
+static inline uintptr_t continuation_argument(const struct elt_info *info)
+{
+	const struct elt_plan *plan = &info->fn->plan;
+
+	return *(const uintptr_t *)elt_piece_address(info, &plan->continuation);
+}
+
+static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
+					uintptr_t continuation_out)
+{
+	/* Only an async function resumes or suspends; in any other the
+	 * continuation registers hold whatever they held. */
+	int async = info->fn && (info->fn->desc.flags & ELT_FUNCTION_ASYNC);
+
+	switch (hook) {
+	case ELT_HOOK_ENTER:
+		info->continuation = async ? continuation_argument(info) : 0;
+		return info->continuation ? ELT_SEGMENT_RESUME : ELT_SEGMENT_CALL;
+	case ELT_HOOK_LEAVE:
+		info->continuation = async ? continuation_out : 0;
+		return info->continuation ? ELT_SEGMENT_SUSPEND : ELT_SEGMENT_RETURN;
+	default:
+		info->continuation = 0;
+		return ELT_SEGMENT_TAILCALL;
+	}
+}
+
+void elt_dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation_out)
+{
+	unsigned n, i;
+
+	if (in_callback)
+		return;
+	n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	if (n == 0 || atomic_load_explicit(&elt_stopped, memory_order_relaxed))
+		return;
+	in_callback = 1;
+	if (ELT_UNLIKELY(!thread_attached)) {
+		thread_attached = 1;
+		elt_thread_attach();
+	}
+
+	info->fn = elt_registry_lookup(info->id);
+	info->kind = classify(info, hook, continuation_out);
+
+	for (i = 0; i < n; i++) {
+		const struct elt_plugin_slot *p = &elt_plugins[i];
+		void (*cb)(const elt_info *, void *) =
+			hook == ELT_HOOK_ENTER ? p->enter :
+			hook == ELT_HOOK_LEAVE ? p->leave : p->tailcall;
+
+		if (cb) {
+			info->plugin = i;
+			cb(info, p->state);
+		}
+	}
+	in_callback = 0;
+}

@@ -1,0 +1,174 @@
+/*
+ * The getters plugins call during a callback: what the segment is, and
+ * where its arguments or return value are.  They follow the function's
+ * plan (plan.h); the only work done here is reassembling split values.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static const char *const kind_names[ELT_SEGMENT_KIND_COUNT] = {
+	[ELT_SEGMENT_CALL] = "call",
+	[ELT_SEGMENT_RESUME] = "resume",
+	[ELT_SEGMENT_SUSPEND] = "suspend",
+	[ELT_SEGMENT_RETURN] = "return",
+	[ELT_SEGMENT_TAILCALL] = "tailcall",
+};
+
+const char *elt_segment_kind_name(elt_segment_kind kind)
+{
+	return (unsigned)kind < ELT_SEGMENT_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+elt_segment_kind elt_get_segment_kind(const elt_info *info)
+{
+	return info->kind;
+}
+
+elt_function_id elt_get_function_id(const elt_info *info)
+{
+	return info->id;
+}
+
+const elt_function_desc *elt_get_function(const elt_info *info)
+{
+	return info->fn ? &info->fn->desc : NULL;
+}
+
+void *elt_get_function_data(const elt_info *info)
+{
+	if (!info->fn)
+		return NULL;
+	return atomic_load_explicit(&info->fn->plugin_data[info->plugin],
+				    memory_order_relaxed);
+}
+
+elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out)
+{
+	if (!out)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_get_frame_info: out is NULL");
+	out->function_id = info->id;
+	out->caller_sp = info->caller_sp;
+	out->return_address = elt_arch_return_address(info);
+	return ELT_OK;
+}
+
+elt_status elt_get_tailcall_info(const elt_info *info, elt_frame_info *out)
+{
+	if (info->kind != ELT_SEGMENT_TAILCALL)
+		return elt_set_error(ELT_E_WRONG_CALLBACK,
+				     "tailcall info asked in a %s segment",
+				     elt_segment_kind_name(info->kind));
+	return elt_get_frame_info(info, out);
+}
+
+elt_status elt_get_continuation(const elt_info *info, void **out)
+{
+	if (!out)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_get_continuation: out is NULL");
+	*out = (void *)info->continuation;
+	if (!info->fn && info->kind != ELT_SEGMENT_TAILCALL)
+		return elt_set_error(ELT_E_UNKNOWN_FUNCTION,
+				     "function id %#lx was never registered: nothing says "
+				     "where its continuation is", (unsigned long)info->id);
+	return ELT_OK;
+}
+
+/* Why a function's values cannot be described, or ELT_OK. */
+static elt_status describable(const elt_info *info)
+{
+	if (!info->fn)
+		return elt_set_error(ELT_E_UNKNOWN_FUNCTION,
+				     "function id %#lx was never registered",
+				     (unsigned long)info->id);
+	if (!info->fn->signature)
+		return elt_set_error(ELT_E_NO_SIGNATURE,
+				     "function '%s' was registered without a signature",
+				     info->fn->desc.name);
+	if (info->fn->plan.unsupported)
+		return elt_set_error(ELT_E_UNSUPPORTED, "function '%s' (%s): %s",
+				     info->fn->desc.name, info->fn->signature->text,
+				     info->fn->plan.unsupported);
+	return ELT_OK;
+}
+
+static elt_range value_range(const elt_info *info, const struct elt_value_plan *v)
+{
+	const struct elt_plan *plan = &info->fn->plan;
+	const struct elt_piece *p = &plan->pieces[v->first];
+	elt_range r = { 0, v->size };
+	unsigned char *dst;
+	uint16_t i;
+
+	if (v->count == 0)
+		return (elt_range){ 0, 0 };
+	if (v->count == 1 && p->dest == 0 && p->length == v->size) {
+		r.start = elt_piece_address(info, p);
+		return r;
+	}
+	dst = info->scratch + v->scratch;
+	for (i = 0; i < v->count; i++, p++)
+		memcpy(dst + p->dest, (const void *)elt_piece_address(info, p), p->length);
+	r.start = (uintptr_t)dst;
+	return r;
+}
+
+elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
+			      size_t *count, size_t *total_size)
+{
+	const struct elt_plan *plan;
+	size_t total = 0;
+	elt_status st;
+	uint32_t i;
+
+	if (!count || (*count && !ranges))
+		return elt_set_error(ELT_E_INVALID_ARGUMENT,
+				     "elt_get_enter_info: count is NULL, or ranges is NULL "
+				     "with a non-zero count");
+	if (info->kind != ELT_SEGMENT_CALL && info->kind != ELT_SEGMENT_RESUME)
+		return elt_set_error(ELT_E_WRONG_CALLBACK,
+				     "enter info asked in a %s segment",
+				     elt_segment_kind_name(info->kind));
+	if (info->kind == ELT_SEGMENT_RESUME) {
+		*count = 0;
+		if (total_size)
+			*total_size = 0;
+		return ELT_E_DATAINCOMPLETE;
+	}
+	st = describable(info);
+	if (st != ELT_OK)
+		return st;
+	plan = &info->fn->plan;
+	if (*count < plan->nargs) {
+		*count = plan->nargs;   /* the protocol, not an error: no message */
+		return ELT_E_INSUFFICIENT_BUFFER;
+	}
+	for (i = 0; i < plan->nargs; i++) {
+		ranges[i] = value_range(info, &plan->args[i]);
+		total += ranges[i].length;
+	}
+	*count = plan->nargs;
+	if (total_size)
+		*total_size = total;
+	return ELT_OK;
+}
+
+elt_status elt_get_return_info(const elt_info *info, elt_range *range)
+{
+	elt_status st;
+
+	if (!range)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_get_return_info: range is NULL");
+	*range = (elt_range){ 0, 0 };
+	if (info->kind != ELT_SEGMENT_RETURN && info->kind != ELT_SEGMENT_SUSPEND)
+		return elt_set_error(ELT_E_WRONG_CALLBACK,
+				     "return info asked in a %s segment",
+				     elt_segment_kind_name(info->kind));
+	if (info->kind == ELT_SEGMENT_SUSPEND)
+		return ELT_E_DATAINCOMPLETE;
+	st = describable(info);
+	if (st != ELT_OK)
+		return st;
+	*range = value_range(info, &info->fn->plan.ret);
+	return ELT_OK;
+}

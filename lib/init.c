@@ -1,0 +1,114 @@
+/*
+ * Life cycle: starting (plugins from the environment), thread exit,
+ * shutdown at the program's request or at exit, and diagnostics.
+ */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+_Atomic int elt_stopped;
+static _Atomic int shut_down;
+static pthread_once_t core_once = PTHREAD_ONCE_INIT;
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static pthread_key_t thread_key;
+static elt_status env_status;
+
+unsigned elt_version_number(void)
+{
+	return ELT_VERSION_NUMBER;
+}
+
+const char *elt_version_string(void)
+{
+	return ELT_VERSION_STRING;
+}
+
+const char *elt_abi_name(void)
+{
+	return elt_arch_abi;
+}
+
+static void thread_exiting(void *value)
+{
+	(void)value;
+	elt_plugins_thread_exit();
+}
+
+void elt_thread_attach(void)
+{
+	/* Any non-NULL value makes the key's destructor run at thread exit. */
+	pthread_setspecific(thread_key, (void *)1);
+}
+
+/* A program that never calls elt_shutdown() still gets its reports, and a
+ * failed check still fails it. */
+static void at_exit(void)
+{
+	if (atomic_load(&shut_down))
+		return;
+	if (elt_shutdown() == ELT_E_CHECK_FAILED) {
+		fflush(NULL);
+		_exit(3);
+	}
+}
+
+static void core_init_once(void)
+{
+	pthread_key_create(&thread_key, thread_exiting);
+	atexit(at_exit);
+}
+
+void elt_core_init(void)
+{
+	pthread_once(&core_once, core_init_once);
+}
+
+static void env_init_once(void)
+{
+	const char *spec = getenv("ASYNCELT_PLUGINS");
+
+	env_status = spec ? elt_plugin_load(spec) : ELT_OK;
+}
+
+elt_status elt_init(void)
+{
+	elt_core_init();
+	pthread_once(&env_once, env_init_once);
+	return env_status;
+}
+
+elt_status elt_shutdown(void)
+{
+	if (atomic_exchange(&shut_down, 1))
+		return elt_set_error(ELT_E_STATE, "elt_shutdown: already shut down");
+	atomic_store(&elt_stopped, 1);
+	return elt_plugins_fini();
+}
+
+/* --- diagnostics --------------------------------------------------------- */
+
+static elt_diagnostic_handler diag_handler;
+static void *diag_data;
+
+void elt_set_diagnostic_handler(elt_diagnostic_handler handler, void *data)
+{
+	diag_data = data;
+	diag_handler = handler;
+}
+
+void elt_report(const char *fmt, ...)
+{
+	char message[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	if (diag_handler)
+		diag_handler(message, diag_data);
+	else
+		fprintf(stderr, "asyncelt: %s\n", message);
+}

@@ -1,0 +1,121 @@
+/*
+ * Declarations shared by the portable core (lib/) and the ports (arch/).
+ * Nothing here is installed.
+ */
+#ifndef ELT_INTERNAL_H
+#define ELT_INTERNAL_H
+
+#include <asyncelt.h>
+#include <asyncelt/plugin.h>
+
+#include <stdarg.h>
+#include <stdatomic.h>
+
+#include "hook.h"
+#include "plan.h"
+
+#define ELT_HIDDEN __attribute__((visibility("hidden")))
+
+/* Thread-local data of the hot path: initial-exec, so an access is one
+ * instruction and never allocates.  Kept to a few bytes, since a library
+ * that is dlopen()ed takes this from the static TLS surplus. */
+#define ELT_TLS __thread __attribute__((tls_model("initial-exec")))
+
+#define ELT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define ELT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+ELT_HIDDEN elt_status elt_vset_error(elt_status status, const char *fmt,
+				     va_list ap);
+
+/* --- registry.c: registered functions ------------------------------------ */
+
+struct elt_function {
+	elt_function_desc desc;
+	elt_signature *signature;
+	struct elt_plan plan;
+	/* What each plugin's function_added returned, by plugin slot. */
+	void *_Atomic plugin_data[ELT_MAX_PLUGINS];
+};
+
+/* Lock-free; NULL for an id never registered. */
+ELT_HIDDEN const struct elt_function *elt_registry_lookup(elt_function_id id);
+/* Registration is serialized by one lock; a plugin being added holds it
+ * while it learns of the functions registered so far, so it misses none. */
+ELT_HIDDEN void elt_registry_lock(void);
+ELT_HIDDEN void elt_registry_unlock(void);
+/* Calls `fn` for every registered function; the lock must be held. */
+ELT_HIDDEN void elt_registry_foreach(void (*fn)(struct elt_function *, void *),
+				     void *arg);
+
+/* --- plugin.c: the plugins in use ---------------------------------------- */
+
+struct elt_plugin_slot {
+	const elt_plugin *desc;
+	void *state;
+	void *module;           /* dlopen() handle, NULL when added by the program */
+	void (*enter)(const elt_info *, void *);
+	void (*leave)(const elt_info *, void *);
+	void (*tailcall)(const elt_info *, void *);
+	void (*thread_exit)(void *);
+	elt_status (*fini)(void *);
+	void *(*function_added)(void *, const elt_function_desc *);
+	char name[64];
+};
+
+ELT_HIDDEN extern struct elt_plugin_slot elt_plugins[ELT_MAX_PLUGINS];
+ELT_HIDDEN extern _Atomic unsigned elt_plugin_count;
+/* Tells every plugin about a new function (registry lock held). */
+ELT_HIDDEN void elt_plugins_function_added(struct elt_function *fn);
+ELT_HIDDEN void elt_plugins_thread_exit(void);
+ELT_HIDDEN elt_status elt_plugins_fini(void);
+
+/* --- init.c: life cycle -------------------------------------------------- */
+
+/* Once per process: thread-exit key, exit handler.  Needed before the
+ * first plugin is added, however it is added. */
+ELT_HIDDEN void elt_core_init(void);
+ELT_HIDDEN extern _Atomic int elt_stopped;
+/* Arranges for thread_exit callbacks on this thread. */
+ELT_HIDDEN void elt_thread_attach(void);
+
+/* --- dispatch.c: one segment --------------------------------------------- */
+
+struct elt_info {
+	elt_segment_kind kind;
+	uint32_t plugin;                /* slot of the plugin being called */
+	elt_function_id id;
+	const struct elt_function *fn;  /* NULL: never registered */
+	uintptr_t caller_sp;
+	uintptr_t continuation;
+	const void *frame;              /* the port's saved register image */
+	unsigned char *scratch;         /* ELT_SCRATCH_SIZE bytes */
+};
+
+/* Called by a port with id, caller_sp, frame and scratch filled in;
+ * `continuation_out` is the continuation return register (Leave). */
+ELT_HIDDEN void elt_dispatch(struct elt_info *info, unsigned hook,
+			     uintptr_t continuation_out);
+
+/* Where a piece of a value is, for this callback. */
+static inline uintptr_t elt_piece_address(const struct elt_info *info,
+					  const struct elt_piece *p)
+{
+	uintptr_t base = (p->source == ELT_SRC_FRAME || p->source == ELT_SRC_FRAME_REF)
+		? (uintptr_t)info->frame : info->caller_sp;
+	uintptr_t at = base + p->offset;
+
+	if (p->source == ELT_SRC_FRAME_REF || p->source == ELT_SRC_STACK_REF)
+		at = *(const uintptr_t *)at;
+	return at;
+}
+
+/* --- the port (arch/<arch>/) --------------------------------------------- */
+
+ELT_HIDDEN extern const char elt_arch_abi[];
+/* Fills `b` with where the signature's values live on this ABI. */
+ELT_HIDDEN elt_status elt_arch_classify(const elt_signature *sig,
+					struct elt_plan_builder *b);
+/* The return address of the instrumented function. */
+ELT_HIDDEN uintptr_t elt_arch_return_address(const struct elt_info *info);
+
+#endif

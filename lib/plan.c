@@ -1,0 +1,138 @@
+/*
+ * Building value plans (plan.h): the portable half of argument decoding.
+ */
+#include "internal.h"
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void elt_plan_begin(struct elt_plan_builder *b, struct elt_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	memset(b, 0, sizeof(*b));
+	b->plan = plan;
+}
+
+static int grow(void **array, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t n = *cap ? *cap : 8;
+	void *p;
+
+	if (need <= *cap)
+		return 1;
+	while (n < need)
+		n *= 2;
+	p = realloc(*array, (size_t)n * elem);
+	if (!p)
+		return 0;
+	*array = p;
+	*cap = n;
+	return 1;
+}
+
+void elt_plan_return(struct elt_plan_builder *b, uint32_t size)
+{
+	b->plan->ret.size = size;
+	b->plan->ret.first = (uint16_t)b->plan->npieces;
+	b->current = &b->plan->ret;
+}
+
+void elt_plan_argument(struct elt_plan_builder *b, uint32_t size)
+{
+	struct elt_plan *plan = b->plan;
+	struct elt_value_plan *v;
+
+	if (!grow((void **)&plan->args, &b->args_cap, plan->nargs + 1,
+		  sizeof(*plan->args))) {
+		b->failed = 1;
+		b->current = NULL;
+		return;
+	}
+	v = &plan->args[plan->nargs++];
+	memset(v, 0, sizeof(*v));
+	v->size = size;
+	v->first = (uint16_t)plan->npieces;
+	b->current = v;
+}
+
+void elt_plan_piece(struct elt_plan_builder *b, enum elt_source source,
+		    uint32_t offset, uint32_t length, uint32_t dest)
+{
+	struct elt_plan *plan = b->plan;
+	struct elt_piece *p;
+
+	if (!b->current || b->failed)
+		return;
+	if (!grow((void **)&plan->pieces, &b->pieces_cap, plan->npieces + 1,
+		  sizeof(*plan->pieces))) {
+		b->failed = 1;
+		return;
+	}
+	p = &plan->pieces[plan->npieces++];
+	p->source = (uint8_t)source;
+	p->offset = offset;
+	p->length = length;
+	p->dest = dest;
+	b->current->count++;
+}
+
+void elt_plan_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
+{
+	char buf[200];
+	va_list ap;
+
+	if (b->plan->unsupported)
+		return;         /* the first reason is the one to read */
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	b->plan->unsupported = strdup(buf);
+	if (!b->plan->unsupported)
+		b->failed = 1;
+}
+
+/* A value is read in place when one piece covers all of it. */
+static int in_place(const struct elt_plan *plan, const struct elt_value_plan *v)
+{
+	const struct elt_piece *p = &plan->pieces[v->first];
+
+	return v->count == 1 && p->dest == 0 && p->length == v->size;
+}
+
+static void place(struct elt_plan *plan, struct elt_value_plan *v)
+{
+	if (v->count == 0 || in_place(plan, v))
+		return;
+	plan->scratch_size = (plan->scratch_size + 15u) & ~15u;
+	v->scratch = plan->scratch_size;
+	plan->scratch_size += v->size;
+}
+
+int elt_plan_end(struct elt_plan_builder *b)
+{
+	struct elt_plan *plan = b->plan;
+	uint32_t i;
+
+	if (b->failed)
+		return ELT_E_NO_MEMORY;
+	if (plan->npieces > UINT16_MAX)
+		return elt_set_error(ELT_E_UNSUPPORTED, "too many pieces to decode");
+	place(plan, &plan->ret);
+	for (i = 0; i < plan->nargs; i++)
+		place(plan, &plan->args[i]);
+	if (plan->scratch_size > ELT_SCRATCH_SIZE && !plan->unsupported)
+		elt_plan_unsupported(b, "the values of this signature need %u bytes "
+				     "of scratch space, more than the %u a callback has",
+				     plan->scratch_size, ELT_SCRATCH_SIZE);
+	return b->failed ? ELT_E_NO_MEMORY : ELT_OK;
+}
+
+void elt_plan_free(struct elt_plan *plan)
+{
+	free(plan->args);
+	free(plan->pieces);
+	free(plan->unsupported);
+	memset(plan, 0, sizeof(*plan));
+}

@@ -1,0 +1,75 @@
+/*
+ * Where a function's values live, worked out once at registration by the
+ * port's classifier (arch/<arch>/<abi>.c) and only read on the hot path:
+ * libffi's prep_cif split, so no ABI rule runs per callback.
+ *
+ * A value is one or more pieces.  A value of one piece that covers it
+ * whole is reported in place; any other is reassembled piece by piece into
+ * the callback's scratch buffer, so every range is contiguous.
+ */
+#ifndef ELT_PLAN_H
+#define ELT_PLAN_H
+
+#include <stdint.h>
+
+enum elt_source {
+	ELT_SRC_FRAME,          /* offset into the saved register image */
+	ELT_SRC_STACK,          /* offset from the caller SP */
+	ELT_SRC_FRAME_REF,      /* the image slot holds the value's address */
+	ELT_SRC_STACK_REF,      /* the stack slot holds the value's address */
+};
+
+struct elt_piece {
+	uint8_t source;         /* enum elt_source */
+	uint32_t offset;
+	uint32_t length;
+	uint32_t dest;          /* offset inside the reassembled value */
+};
+
+struct elt_value_plan {
+	uint32_t size;          /* 0: void */
+	uint32_t scratch;       /* where a reassembled value goes */
+	uint16_t first;         /* its pieces: pieces[first .. first+count) */
+	uint16_t count;
+};
+
+/* Reassembled values of one callback share this many bytes; it bounds
+ * the stack the dispatcher sets aside for them. */
+#define ELT_SCRATCH_SIZE 512
+
+struct elt_plan {
+	uint32_t nargs;                 /* reported arguments: K excluded */
+	uint32_t scratch_size;
+	struct elt_value_plan ret;
+	struct elt_value_plan *args;
+	struct elt_piece *pieces;
+	uint32_t npieces;
+	uint32_t has_continuation;
+	struct elt_piece continuation;  /* the K argument: one word */
+	char *unsupported;              /* why values cannot be decoded here */
+};
+
+/* Builds a plan; the classifier calls these in argument order. */
+struct elt_plan_builder {
+	struct elt_plan *plan;
+	uint32_t args_cap, pieces_cap;
+	struct elt_value_plan *current;
+	int failed;                     /* out of memory */
+};
+
+void elt_plan_begin(struct elt_plan_builder *b, struct elt_plan *plan);
+/* Starts the return value, or the next argument. */
+void elt_plan_return(struct elt_plan_builder *b, uint32_t size);
+void elt_plan_argument(struct elt_plan_builder *b, uint32_t size);
+void elt_plan_piece(struct elt_plan_builder *b, enum elt_source source,
+		    uint32_t offset, uint32_t length, uint32_t dest);
+/* Records that this ABI cannot decode a type of the signature; the
+ * getters then fail with ELT_E_UNSUPPORTED and this reason. */
+void elt_plan_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Lays out the scratch buffer; fails with ELT_E_NO_MEMORY or
+ * ELT_E_UNSUPPORTED (values too large to reassemble). */
+int elt_plan_end(struct elt_plan_builder *b);
+void elt_plan_free(struct elt_plan *plan);
+
+#endif

@@ -1,0 +1,265 @@
+/*
+ * Plugins: adding them (by the program, or by name from a specification
+ * such as $ASYNCELT_PLUGINS), and the life-cycle calls into them.
+ *
+ * The table only grows while the process runs: a slot is filled, then the
+ * count is published with a release store, so the hot path reads it with
+ * no lock.
+ */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef ELT_PLUGIN_DIR
+# define ELT_PLUGIN_DIR "/usr/local/lib/libasyncelt"
+#endif
+
+/* Oldest descriptor major this library still understands. */
+#define ELT_PLUGIN_ABI_MAJOR_MIN 1
+
+struct elt_plugin_slot elt_plugins[ELT_MAX_PLUGINS];
+_Atomic unsigned elt_plugin_count;
+static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A field of the descriptor, or NULL when the plugin was built before the
+ * field was appended. */
+#define DESC_FIELD(d, field) \
+	((d)->struct_size >= offsetof(elt_plugin, field) + sizeof((d)->field) \
+	 ? (d)->field : NULL)
+
+static elt_status check_descriptor(const elt_plugin *d, const char *who)
+{
+	if (d->struct_size < offsetof(elt_plugin, name) + sizeof(d->name))
+		return elt_set_error(ELT_E_PLUGIN_ABI,
+				     "plugin %s: descriptor of %u bytes is too small to be one",
+				     who, d->struct_size);
+	if (d->abi_major < ELT_PLUGIN_ABI_MAJOR_MIN || d->abi_major > ELT_PLUGIN_ABI_MAJOR)
+		return elt_set_error(ELT_E_PLUGIN_ABI,
+				     "plugin %s: built for plugin ABI %u.%u, this library "
+				     "takes %u.x to %u.x; rebuild it against asyncelt %s",
+				     who, d->abi_major, d->abi_minor, ELT_PLUGIN_ABI_MAJOR_MIN,
+				     ELT_PLUGIN_ABI_MAJOR, ELT_VERSION_STRING);
+	if (!d->name || !*d->name)
+		return elt_set_error(ELT_E_PLUGIN, "plugin %s: descriptor has no name", who);
+	return ELT_OK;
+}
+
+static void tell_function(struct elt_function *fn, void *arg)
+{
+	const struct elt_plugin_slot *p = arg;
+
+	atomic_store_explicit(&fn->plugin_data[p - elt_plugins],
+			      p->function_added(p->state, &fn->desc),
+			      memory_order_relaxed);
+}
+
+void elt_plugins_function_added(struct elt_function *fn)
+{
+	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (elt_plugins[i].function_added)
+			tell_function(fn, &elt_plugins[i]);
+}
+
+static elt_status add(const elt_plugin *d, const char *options, void *module)
+{
+	struct elt_plugin_slot *p;
+	const char *who = d && d->struct_size >= offsetof(elt_plugin, name) + sizeof(d->name)
+		&& d->name ? d->name : "(unnamed)";
+	elt_status st;
+	unsigned n;
+
+	if (!d)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_plugin_add: plugin is NULL");
+	st = check_descriptor(d, who);
+	if (st != ELT_OK)
+		return st;
+	elt_core_init();
+
+	pthread_mutex_lock(&plugin_lock);
+	n = atomic_load_explicit(&elt_plugin_count, memory_order_relaxed);
+	if (n == ELT_MAX_PLUGINS) {
+		pthread_mutex_unlock(&plugin_lock);
+		return elt_set_error(ELT_E_LIMIT, "plugin %s: %d plugins are in use already",
+				     who, ELT_MAX_PLUGINS);
+	}
+	p = &elt_plugins[n];
+	memset(p, 0, sizeof(*p));
+	p->desc = d;
+	p->module = module;
+	snprintf(p->name, sizeof(p->name), "%s", who);
+	p->enter = DESC_FIELD(d, enter);
+	p->leave = DESC_FIELD(d, leave);
+	p->tailcall = DESC_FIELD(d, tailcall);
+	p->function_added = DESC_FIELD(d, function_added);
+	p->thread_exit = DESC_FIELD(d, thread_exit);
+	p->fini = DESC_FIELD(d, fini);
+
+	if (DESC_FIELD(d, init)) {
+		elt_set_error(ELT_OK, "%s", "");
+		st = d->init(options ? options : "", &p->state);
+		if (st != ELT_OK) {
+			char reason[200];
+
+			snprintf(reason, sizeof(reason), "%s",
+				 *elt_last_error() ? elt_last_error() : elt_strerror(st));
+			pthread_mutex_unlock(&plugin_lock);
+			return elt_set_error(st, "plugin %s refused its options \"%s\": %s",
+					     who, options ? options : "", reason);
+		}
+	}
+
+	/* Learn of the functions registered so far, then go live; holding the
+	 * registry lock, no registration slips in between. */
+	elt_registry_lock();
+	if (p->function_added)
+		elt_registry_foreach(tell_function, p);
+	atomic_store_explicit(&elt_plugin_count, n + 1, memory_order_release);
+	elt_registry_unlock();
+	pthread_mutex_unlock(&plugin_lock);
+	return ELT_OK;
+}
+
+elt_status elt_plugin_add(const elt_plugin *plugin, const char *options)
+{
+	elt_status st = add(plugin, options, NULL);
+
+	if (st != ELT_OK)
+		elt_report("%s", elt_last_error());
+	return st;
+}
+
+/* --- loading by name ----------------------------------------------------- */
+
+static int is_path(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strchr(name, '/') || (n > 3 && strcmp(name + n - 3, ".so") == 0);
+}
+
+/* Finds asyncelt-NAME.so on $ASYNCELT_PLUGIN_PATH, then in the install
+ * directory.  Returns 0 and fills `path` with the last candidate tried. */
+static int find_module(const char *name, char *path, size_t size)
+{
+	const char *dirs = getenv("ASYNCELT_PLUGIN_PATH");
+	const char *d = dirs;
+
+	while (d && *d) {
+		size_t len = strcspn(d, ":");
+
+		if (len) {
+			snprintf(path, size, "%.*s/asyncelt-%s.so", (int)len, d, name);
+			if (access(path, F_OK) == 0)
+				return 1;
+		}
+		d += len + (d[len] == ':');
+	}
+	snprintf(path, size, "%s/asyncelt-%s.so", ELT_PLUGIN_DIR, name);
+	return access(path, F_OK) == 0;
+}
+
+static elt_status load_one(const char *name, const char *options)
+{
+	const elt_plugin *(*entry)(void);
+	char path[4096];
+	void *module;
+	elt_status st;
+
+	if (!*name)
+		return elt_set_error(ELT_E_PLUGIN, "empty plugin name in the specification");
+	if (is_path(name))
+		snprintf(path, sizeof(path), "%s", name);
+	else if (!find_module(name, path, sizeof(path)))
+		return elt_set_error(ELT_E_PLUGIN,
+				     "plugin %s: no asyncelt-%s.so in $ASYNCELT_PLUGIN_PATH "
+				     "(%s) nor in %s", name, name,
+				     getenv("ASYNCELT_PLUGIN_PATH") ? getenv("ASYNCELT_PLUGIN_PATH")
+				     : "unset", ELT_PLUGIN_DIR);
+	module = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!module)
+		return elt_set_error(ELT_E_PLUGIN, "plugin %s: cannot load %s: %s",
+				     name, path, dlerror());
+	*(void **)&entry = dlsym(module, ELT_PLUGIN_ENTRY_SYMBOL);
+	if (!entry) {
+		dlclose(module);
+		return elt_set_error(ELT_E_PLUGIN,
+				     "plugin %s: %s has no %s() (declare it with "
+				     "ELT_PLUGIN_DEFINE)", name, path, ELT_PLUGIN_ENTRY_SYMBOL);
+	}
+	st = add(entry(), options, module);
+	if (st != ELT_OK)
+		dlclose(module);
+	return st;
+}
+
+elt_status elt_plugin_load(const char *spec)
+{
+	elt_status first = ELT_OK;
+	const char *s = spec;
+
+	if (!spec)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_plugin_load: spec is NULL");
+	while (*s) {
+		size_t len = strcspn(s, ";");
+		size_t name_len = strcspn(s, ":;");
+		char *item = strndup(s, len);
+		elt_status st;
+
+		if (!item)
+			return elt_set_error(ELT_E_NO_MEMORY, "out of memory loading plugins");
+		if (len == 0) {
+			st = ELT_OK;    /* ";;" and a trailing ';' are harmless */
+		} else {
+			item[name_len < len ? name_len : len] = '\0';
+			st = load_one(item, name_len < len ? item + name_len + 1 : "");
+		}
+		free(item);
+		if (st != ELT_OK) {
+			elt_report("%s; the other plugins carry on", elt_last_error());
+			if (first == ELT_OK)
+				first = st;
+		}
+		s += len + (s[len] == ';');
+	}
+	if (first != ELT_OK)
+		elt_set_error(first, "%s", elt_last_error());
+	return first;
+}
+
+/* --- life cycle ---------------------------------------------------------- */
+
+void elt_plugins_thread_exit(void)
+{
+	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (elt_plugins[i].thread_exit)
+			elt_plugins[i].thread_exit(elt_plugins[i].state);
+}
+
+elt_status elt_plugins_fini(void)
+{
+	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	elt_status result = ELT_OK;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct elt_plugin_slot *p = &elt_plugins[i];
+		elt_status st = p->fini ? p->fini(p->state) : ELT_OK;
+
+		if (st != ELT_OK && result == ELT_OK)
+			result = st;
+		/* Modules stay mapped: a thread still in a helper may be
+		 * returning through one. */
+	}
+	return result;
+}

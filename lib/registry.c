@@ -1,0 +1,228 @@
+/*
+ * The registered functions.  Registration is rare and takes a mutex; the
+ * lookup done for every segment takes none: an open-addressing table whose
+ * slots are published with release stores, replaced by a larger copy when
+ * half full.  Old tables and records are never freed while the process
+ * runs, since a helper on another thread may still be reading them.
+ */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct table {
+	uint32_t mask;                  /* capacity - 1, capacity a power of 2 */
+	uint32_t used;
+	struct table *retired;          /* the table this one replaced */
+	struct elt_function *_Atomic slot[];
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct table *_Atomic current;
+static uint32_t registered;
+
+static inline uint32_t hash(elt_function_id id, uint32_t mask)
+{
+	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 32) & mask;
+}
+
+const struct elt_function *elt_registry_lookup(elt_function_id id)
+{
+	const struct table *t = atomic_load_explicit(&current, memory_order_acquire);
+	uint32_t i;
+
+	if (ELT_UNLIKELY(!t))
+		return NULL;
+	for (i = hash(id, t->mask);; i = (i + 1) & t->mask) {
+		const struct elt_function *fn =
+			atomic_load_explicit(&t->slot[i], memory_order_acquire);
+
+		if (!fn)
+			return NULL;
+		if (fn->desc.id == id)
+			return fn;
+	}
+}
+
+static struct table *table_new(uint32_t capacity)
+{
+	struct table *t = calloc(1, sizeof(*t) + capacity * sizeof(t->slot[0]));
+
+	if (t)
+		t->mask = capacity - 1;
+	return t;
+}
+
+static void table_put(struct table *t, struct elt_function *fn)
+{
+	uint32_t i = hash(fn->desc.id, t->mask);
+
+	while (atomic_load_explicit(&t->slot[i], memory_order_relaxed))
+		i = (i + 1) & t->mask;
+	atomic_store_explicit(&t->slot[i], fn, memory_order_release);
+	t->used++;
+}
+
+/* Called with the lock held: makes room for one more entry. */
+static int reserve(void)
+{
+	struct table *t = atomic_load_explicit(&current, memory_order_relaxed);
+	struct table *bigger;
+	uint32_t i;
+
+	if (t && (t->used + 1) * 2 <= t->mask + 1)
+		return 1;
+	bigger = table_new(t ? (t->mask + 1) * 2 : 256);
+	if (!bigger)
+		return 0;
+	for (i = 0; t && i <= t->mask; i++) {
+		struct elt_function *fn =
+			atomic_load_explicit(&t->slot[i], memory_order_relaxed);
+		if (fn)
+			table_put(bigger, fn);
+	}
+	bigger->retired = t;
+	atomic_store_explicit(&current, bigger, memory_order_release);
+	return 1;
+}
+
+static elt_status check_async(const char *name, const elt_signature *sig,
+			      unsigned flags)
+{
+	int has_k = sig && sig->continuation_index >= 0;
+
+	if ((flags & ELT_FUNCTION_ASYNC) && !has_k)
+		return elt_set_error(ELT_E_BAD_SIGNATURE,
+				     "function '%s' is async but its signature %s%s%s has no "
+				     "K parameter to say where the continuation is",
+				     name, sig ? "'" : "", sig ? sig->text : "(none)",
+				     sig ? "'" : "");
+	if (!(flags & ELT_FUNCTION_ASYNC) && has_k)
+		return elt_set_error(ELT_E_BAD_SIGNATURE,
+				     "function '%s' has a K parameter in '%s' but is not "
+				     "registered with ELT_FUNCTION_ASYNC", name, sig->text);
+	return ELT_OK;
+}
+
+static elt_status plan_function(struct elt_function *fn)
+{
+	struct elt_plan_builder b;
+	elt_status st;
+
+	elt_plan_begin(&b, &fn->plan);
+	st = elt_arch_classify(fn->signature, &b);
+	if (st == ELT_OK)
+		st = elt_plan_end(&b);
+	if (st == ELT_OK && (fn->desc.flags & ELT_FUNCTION_ASYNC) &&
+	    !fn->plan.has_continuation)
+		st = elt_set_error(ELT_E_UNSUPPORTED,
+				   "function '%s': %s", fn->desc.name,
+				   fn->plan.unsupported ? fn->plan.unsupported
+				   : "the continuation argument cannot be located");
+	return st;
+}
+
+static void function_free(struct elt_function *fn)
+{
+	elt_plan_free(&fn->plan);
+	elt_signature_free(fn->signature);
+	free(fn);
+}
+
+elt_status elt_register_function(elt_function_id id, const char *name,
+				 const char *signature, unsigned flags)
+{
+	struct elt_function *fn;
+	size_t name_len;
+	elt_status st;
+
+	if (id == 0)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT, "function id 0 is reserved");
+	if (flags & ~ELT_FUNCTION_ASYNC)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT,
+				     "unknown function flags 0x%x", flags & ~ELT_FUNCTION_ASYNC);
+	if (!name)
+		name = "";
+	name_len = strlen(name);
+	fn = calloc(1, sizeof(*fn) + name_len + 1);
+	if (!fn)
+		return elt_set_error(ELT_E_NO_MEMORY, "out of memory registering '%s'", name);
+	memcpy(fn + 1, name, name_len + 1);
+	fn->desc.id = id;
+	fn->desc.name = (const char *)(fn + 1);
+	fn->desc.flags = flags;
+
+	if (signature) {
+		elt_parse_error err;
+
+		st = elt_signature_parse(signature, &fn->signature, &err);
+		if (st != ELT_OK) {
+			elt_set_error(st, "function '%s': signature '%s': %s",
+				      name, signature, err.message);
+			function_free(fn);
+			return st;
+		}
+		fn->desc.signature = fn->signature;
+	}
+	st = check_async(name, fn->signature, flags);
+	if (st == ELT_OK)
+		st = plan_function(fn);
+	if (st != ELT_OK) {
+		function_free(fn);
+		return st;
+	}
+
+	elt_core_init();
+	pthread_mutex_lock(&registry_lock);
+	if (elt_registry_lookup(id)) {
+		pthread_mutex_unlock(&registry_lock);
+		function_free(fn);
+		return elt_set_error(ELT_E_EXISTS,
+				     "function id %#lx ('%s') is registered already",
+				     (unsigned long)id, name);
+	}
+	if (!reserve()) {
+		pthread_mutex_unlock(&registry_lock);
+		function_free(fn);
+		return elt_set_error(ELT_E_NO_MEMORY, "out of memory registering '%s'", name);
+	}
+	fn->desc.index = registered++;
+	/* Plugins see the function before any segment of it can be looked up. */
+	elt_plugins_function_added(fn);
+	table_put(atomic_load_explicit(&current, memory_order_relaxed), fn);
+	pthread_mutex_unlock(&registry_lock);
+	return ELT_OK;
+}
+
+const elt_function_desc *elt_find_function(elt_function_id id)
+{
+	const struct elt_function *fn = elt_registry_lookup(id);
+
+	return fn ? &fn->desc : NULL;
+}
+
+void elt_registry_lock(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+
+void elt_registry_unlock(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+
+void elt_registry_foreach(void (*fn)(struct elt_function *, void *), void *arg)
+{
+	struct table *t = atomic_load_explicit(&current, memory_order_relaxed);
+	uint32_t i;
+
+	for (i = 0; t && i <= t->mask; i++) {
+		struct elt_function *f =
+			atomic_load_explicit(&t->slot[i], memory_order_relaxed);
+		if (f)
+			fn(f, arg);
+	}
+}
