@@ -1,0 +1,65 @@
+/*
+ * x86-64 System V: the register image a helper saves before it calls into C.
+ * Offsets are shared by helpers-sysv.S and sysv.c; sysv.c checks every one against
+ * struct elt_x86_64_frame with _Static_assert.
+ *
+ * The image sits at the 64-byte aligned stack pointer of the helper, so a
+ * full zmm register fits one naturally aligned slot.
+ *
+ * The caller passes the function id and its caller SP on the stack:
+ *
+ *     push <caller SP>; push <function id>; call elt_helper_enter
+ *
+ * and the helper pops them (ret $16).  Not in %r10/%r11: a call through a
+ * lazily bound PLT runs the dynamic linker's resolver first, which
+ * clobbers both, and the x86 IBT PLT uses %r11 too.
+ */
+#ifndef ELT_X86_64_FRAME_H
+#define ELT_X86_64_FRAME_H
+
+/* Integer argument registers, in argument order. */
+#define ELT_X86_64_RDI          0
+#define ELT_X86_64_RSI          8
+#define ELT_X86_64_RDX         16
+#define ELT_X86_64_RCX         24       /* also the continuation return */
+#define ELT_X86_64_R8          32
+#define ELT_X86_64_R9          40
+#define ELT_X86_64_RAX         48       /* return; %al = vector args of a varargs call */
+#define ELT_X86_64_R10         56
+#define ELT_X86_64_R11         64
+#define ELT_X86_64_HOOK        72       /* uint32: ELT_HOOK_* */
+#define ELT_X86_64_X87_DEPTH   76       /* uint32: x87 registers saved (Leave) */
+#define ELT_X86_64_X87         80       /* st0, st1: 16 bytes each, 80 bits used */
+#define ELT_X86_64_X87_SLOT    16
+#define ELT_X86_64_FUNCTION_ID 112      /* pushed by the caller */
+#define ELT_X86_64_CALLER_SP  120       /* pushed by the caller */
+#define ELT_X86_64_VEC        128       /* xmm0-7 / ymm0-7 / zmm0-7 */
+#define ELT_X86_64_VEC_SLOT    64
+#define ELT_X86_64_VEC_COUNT    8
+#define ELT_X86_64_FRAME_SIZE 640
+#define ELT_X86_64_FRAME_ALIGN 64
+
+/* elt_x86_64_vector_width: which part of the vector registers exists and
+ * is saved (the rest of each slot is left as it was). */
+#define ELT_X86_64_VEC_SSE      0       /* 16 bytes */
+#define ELT_X86_64_VEC_AVX      1       /* 32 bytes */
+#define ELT_X86_64_VEC_AVX512   2       /* 64 bytes */
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+struct elt_x86_64_frame {
+	uint64_t rdi, rsi, rdx, rcx, r8, r9;
+	uint64_t rax;
+	uint64_t r10;
+	uint64_t r11;
+	uint32_t hook;
+	uint32_t x87_depth;
+	unsigned char x87[2][ELT_X86_64_X87_SLOT];
+	uint64_t function_id;
+	uint64_t caller_sp;
+	unsigned char vec[ELT_X86_64_VEC_COUNT][ELT_X86_64_VEC_SLOT];
+};
+#endif
+
+#endif
