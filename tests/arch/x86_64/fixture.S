@@ -1,0 +1,220 @@
+/*
+ * x86-64 test fixtures: call a helper with every register set from a
+ * struct regs and capture every register after it; and "instrumented
+ * functions" that C code calls with real prototypes.  Single-threaded.
+ */
+#include "asm.h"
+#include "regs.h"
+
+	.bss
+	.p2align 3
+saved_rsp:	.quad 0
+out_ptr:	.quad 0
+helper_ptr:	.quad 0
+function_id:	.quad 0
+caller_sp:	.quad 0
+rax_after:	.quad 0
+
+	.text
+/* void fixture_call_helper(void (*helper)(void), const struct regs *in,
+ *                          struct regs *out) */
+ELT_ENTRY(fixture_call_helper)
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushq	%rbx
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	subq	$8, %rsp                /* %rsp = 0 mod 16 */
+	movq	%rdi, helper_ptr(%rip)
+	movq	%rdx, out_ptr(%rip)
+	movq	REGS_FUNCTION_ID(%rsi), %rax
+	movq	%rax, function_id(%rip)
+	movq	REGS_CALLER_SP(%rsi), %rax
+	movq	%rax, caller_sp(%rip)
+	movq	%rsp, saved_rsp(%rip)
+	cmpl	$0, REGS_MISALIGN(%rsi)
+	je	1f
+	subq	$8, %rsp                /* the helper must cope with this */
+1:
+
+	/* x87 stack as a function returning a long double leaves it */
+	movl	REGS_X87_DEPTH(%rsi), %eax
+	cmpl	$2, %eax
+	jne	2f
+	fldt	REGS_X87 + 16(%rsi)
+2:	testl	%eax, %eax
+	je	3f
+	fldt	REGS_X87(%rsi)
+3:	ldmxcsr	REGS_MXCSR(%rsi)
+	fldcw	REGS_FPUCW(%rsi)
+
+	movl	REGS_WIDTH(%rsi), %eax
+	cmpl	$1, %eax
+	je	.Lload_avx
+	ja	.Lload_avx512
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	movdqu	REGS_VEC + \n * 64(%rsi), %xmm\n
+	.endr
+	jmp	.Lloaded
+.Lload_avx:
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqu	REGS_VEC + \n * 64(%rsi), %ymm\n
+	.endr
+	jmp	.Lloaded
+.Lload_avx512:
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqu64 REGS_VEC + \n * 64(%rsi), %zmm\n
+	.endr
+.Lloaded:
+	movq	REGS_GPR + 0 * 8(%rsi), %rax
+	movq	REGS_GPR + 1 * 8(%rsi), %rcx
+	movq	REGS_GPR + 2 * 8(%rsi), %rdx
+	movq	REGS_GPR + 3 * 8(%rsi), %rbx
+	movq	REGS_GPR + 5 * 8(%rsi), %rbp
+	movq	REGS_GPR + 7 * 8(%rsi), %rdi
+	movq	REGS_GPR + 8 * 8(%rsi), %r8
+	movq	REGS_GPR + 9 * 8(%rsi), %r9
+	movq	REGS_GPR + 10 * 8(%rsi), %r10
+	movq	REGS_GPR + 11 * 8(%rsi), %r11
+	movq	REGS_GPR + 12 * 8(%rsi), %r12
+	movq	REGS_GPR + 13 * 8(%rsi), %r13
+	movq	REGS_GPR + 14 * 8(%rsi), %r14
+	movq	REGS_GPR + 15 * 8(%rsi), %r15
+	movq	REGS_GPR + 6 * 8(%rsi), %rsi
+
+	movq	%rsp, fixture_rsp_at_call(%rip)
+	pushq	caller_sp(%rip)
+	pushq	function_id(%rip)
+	call	*helper_ptr(%rip)
+
+	movq	%rax, rax_after(%rip)
+	movq	out_ptr(%rip), %rax
+	movq	%rcx, REGS_GPR + 1 * 8(%rax)
+	movq	%rdx, REGS_GPR + 2 * 8(%rax)
+	movq	%rbx, REGS_GPR + 3 * 8(%rax)
+	movq	%rsp, REGS_GPR + 4 * 8(%rax)
+	movq	%rbp, REGS_GPR + 5 * 8(%rax)
+	movq	%rsi, REGS_GPR + 6 * 8(%rax)
+	movq	%rdi, REGS_GPR + 7 * 8(%rax)
+	movq	%r8, REGS_GPR + 8 * 8(%rax)
+	movq	%r9, REGS_GPR + 9 * 8(%rax)
+	movq	%r10, REGS_GPR + 10 * 8(%rax)
+	movq	%r11, REGS_GPR + 11 * 8(%rax)
+	movq	%r12, REGS_GPR + 12 * 8(%rax)
+	movq	%r13, REGS_GPR + 13 * 8(%rax)
+	movq	%r14, REGS_GPR + 14 * 8(%rax)
+	movq	%r15, REGS_GPR + 15 * 8(%rax)
+	movq	rax_after(%rip), %rbx
+	movq	%rbx, REGS_GPR + 0 * 8(%rax)
+	movq	%rax, %rsi
+
+	movl	REGS_WIDTH(%rsi), %eax
+	cmpl	$1, %eax
+	je	.Lstore_avx
+	ja	.Lstore_avx512
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	movdqu	%xmm\n, REGS_VEC + \n * 64(%rsi)
+	.endr
+	jmp	.Lstored
+.Lstore_avx:
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqu	%ymm\n, REGS_VEC + \n * 64(%rsi)
+	.endr
+	jmp	.Lstored
+.Lstore_avx512:
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	vmovdqu64 %zmm\n, REGS_VEC + \n * 64(%rsi)
+	.endr
+.Lstored:
+	stmxcsr	REGS_MXCSR(%rsi)
+	fnstcw	REGS_FPUCW(%rsi)
+	/* count and pop what is on the x87 stack */
+	movl	$0, REGS_X87_DEPTH(%rsi)
+	.irp	n, 0, 1
+	fxam
+	fnstsw	%ax
+	andw	$0x4500, %ax
+	cmpw	$0x4100, %ax
+	je	4f
+	fstpt	REGS_X87 + \n * 16(%rsi)
+	incl	REGS_X87_DEPTH(%rsi)
+	.endr
+4:	fninit                          /* anything deeper is a failure already */
+	fldcw	REGS_FPUCW(%rsi)
+	vzeroupper
+
+	movq	saved_rsp(%rip), %rsp
+	addq	$8, %rsp
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbx
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+ELT_END(fixture_call_helper)
+
+/* An instrumented function with any prototype: Enter with the arguments
+ * live, exactly where a JIT's prolog calls it. */
+ELT_ENTRY(probe_enter)
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	leaq	16(%rbp), %r11
+	pushq	%r11
+	pushq	probe_function(%rip)
+	call	elt_helper_enter
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+ELT_END(probe_enter)
+	.globl	probe_enter_end
+probe_enter_end:
+
+/* Returns probe_return's registers, through the Leave helper. */
+ELT_ENTRY(probe_leave)
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	leaq	probe_return(%rip), %rax
+	movl	PROBE_X87_DEPTH(%rax), %ecx
+	cmpl	$2, %ecx
+	jne	1f
+	fldt	PROBE_ST + 16(%rax)
+1:	testl	%ecx, %ecx
+	je	2f
+	fldt	PROBE_ST(%rax)
+2:	movdqu	PROBE_XMM0(%rax), %xmm0
+	movdqu	PROBE_XMM1(%rax), %xmm1
+	movq	PROBE_RDX(%rax), %rdx
+	movq	PROBE_RCX(%rax), %rcx
+	movq	PROBE_RAX(%rax), %rax
+	leaq	16(%rbp), %r11
+	pushq	%r11
+	pushq	probe_function(%rip)
+	call	elt_helper_leave
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+ELT_END(probe_leave)
+
+	.data
+	.p2align 4
+	.globl	fixture_rsp_at_call
+fixture_rsp_at_call:	.quad 0
+	.globl	probe_function
+probe_function:	.quad 0
+	.globl	probe_return
+probe_return:	.fill 112, 1, 0
+
+	ELT_OBJECT_NOTES
