@@ -83,7 +83,8 @@ typedef enum elt_status {
 ELT_API const char *elt_strerror(elt_status status);
 
 /* The detailed message of the last failing call on this thread (it names
- * the bad input: "signature 'l(i{' position 4: unterminated struct").
+ * the bad input: "signature 'l(i{': position 4: expected '}' to close the
+ * struct opened at position 3, found the end of the signature").
  * Empty when nothing failed.  Valid until the next library call that fails
  * on this thread. */
 ELT_API const char *elt_last_error(void);

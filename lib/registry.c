@@ -160,8 +160,10 @@ elt_status elt_register_function(elt_function_id id, const char *name,
 
 		st = elt_signature_parse(signature, &fn->signature, &err);
 		if (st != ELT_OK) {
-			elt_set_error(st, "function '%s': signature '%s': %s",
-				      name, signature, err.message);
+			/* The text is cut so the parser's message always fits. */
+			elt_set_error(st, "function '%.40s': signature '%.48s%s': %s",
+				      name, signature, strlen(signature) > 48 ? "..." : "",
+				      err.message);
 			function_free(fn);
 			return st;
 		}
