@@ -60,6 +60,9 @@ extern uintptr_t probe_function;
 void probe_enter(void);
 void probe_leave(void);
 extern const char probe_enter_end[];
+/* An empty instrumented function: Enter then Leave; and the same without. */
+void probe_pair(void);
+void probe_bare(void);
 
 struct probe_return {
 	uint64_t rax, rdx, rcx;

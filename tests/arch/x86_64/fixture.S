@@ -208,6 +208,39 @@ ELT_ENTRY(probe_leave)
 	ret
 ELT_END(probe_leave)
 
+/* The cost of a segment: an empty instrumented function that calls Enter
+ * then Leave, as a JIT's prolog and epilog would, and the same function
+ * without the calls, the baseline. */
+ELT_ENTRY(probe_pair)
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	leaq	16(%rbp), %r11
+	pushq	%r11
+	pushq	probe_function(%rip)
+	call	elt_helper_enter
+	leaq	16(%rbp), %r11
+	pushq	%r11
+	pushq	probe_function(%rip)
+	call	elt_helper_leave
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+ELT_END(probe_pair)
+
+ELT_ENTRY(probe_bare)
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+ELT_END(probe_bare)
+
 	.data
 	.p2align 4
 	.globl	fixture_rsp_at_call
