@@ -8,7 +8,7 @@
  *     bench-helpers [pairs]      default 10 million
  */
 #define ELT_PLUGIN_STATIC 1
-#include "regs.h"
+#include "probes.h"
 
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>

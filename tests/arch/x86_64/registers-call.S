@@ -1,10 +1,9 @@
 /*
- * x86-64 test fixtures: call a helper with every register set from a
- * struct regs and capture every register after it; and "instrumented
- * functions" that C code calls with real prototypes.  Single-threaded.
+ * x86-64: call a helper with every register set from a struct regs and
+ * capture every register after it.  Single-threaded.
  */
 #include "asm.h"
-#include "regs.h"
+#include "registers-x86_64.h"
 
 	.bss
 	.p2align 3
@@ -16,9 +15,9 @@ caller_sp:	.quad 0
 rax_after:	.quad 0
 
 	.text
-/* void fixture_call_helper(void (*helper)(void), const struct regs *in,
+/* void regs_call(void (*helper)(void), const struct regs *in,
  *                          struct regs *out) */
-ELT_ENTRY(fixture_call_helper)
+ELT_ENTRY(regs_call)
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
@@ -32,6 +31,8 @@ ELT_ENTRY(fixture_call_helper)
 	subq	$8, %rsp                /* %rsp = 0 mod 16 */
 	movq	%rdi, helper_ptr(%rip)
 	movq	%rdx, out_ptr(%rip)
+	movl	REGS_WIDTH(%rsi), %eax  /* capture as much as was loaded */
+	movl	%eax, REGS_WIDTH(%rdx)
 	movq	REGS_FUNCTION_ID(%rsi), %rax
 	movq	%rax, function_id(%rip)
 	movq	REGS_CALLER_SP(%rsi), %rax
@@ -87,7 +88,7 @@ ELT_ENTRY(fixture_call_helper)
 	movq	REGS_GPR + 15 * 8(%rsi), %r15
 	movq	REGS_GPR + 6 * 8(%rsi), %rsi
 
-	movq	%rsp, fixture_rsp_at_call(%rip)
+	movq	%rsp, regs_rsp_at_call(%rip)
 	pushq	caller_sp(%rip)
 	pushq	function_id(%rip)
 	call	*helper_ptr(%rip)
@@ -158,96 +159,11 @@ ELT_ENTRY(fixture_call_helper)
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
 	ret
-ELT_END(fixture_call_helper)
-
-/* An instrumented function with any prototype: Enter with the arguments
- * live, exactly where a JIT's prolog calls it. */
-ELT_ENTRY(probe_enter)
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	leaq	16(%rbp), %r11
-	pushq	%r11
-	pushq	probe_function(%rip)
-	call	elt_helper_enter
-	popq	%rbp
-	.cfi_def_cfa %rsp, 8
-	ret
-ELT_END(probe_enter)
-	.globl	probe_enter_end
-probe_enter_end:
-
-/* Returns probe_return's registers, through the Leave helper. */
-ELT_ENTRY(probe_leave)
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	leaq	probe_return(%rip), %rax
-	movl	PROBE_X87_DEPTH(%rax), %ecx
-	cmpl	$2, %ecx
-	jne	1f
-	fldt	PROBE_ST + 16(%rax)
-1:	testl	%ecx, %ecx
-	je	2f
-	fldt	PROBE_ST(%rax)
-2:	movdqu	PROBE_XMM0(%rax), %xmm0
-	movdqu	PROBE_XMM1(%rax), %xmm1
-	movq	PROBE_RDX(%rax), %rdx
-	movq	PROBE_RCX(%rax), %rcx
-	movq	PROBE_RAX(%rax), %rax
-	leaq	16(%rbp), %r11
-	pushq	%r11
-	pushq	probe_function(%rip)
-	call	elt_helper_leave
-	popq	%rbp
-	.cfi_def_cfa %rsp, 8
-	ret
-ELT_END(probe_leave)
-
-/* The cost of a segment: an empty instrumented function that calls Enter
- * then Leave, as a JIT's prolog and epilog would, and the same function
- * without the calls, the baseline. */
-ELT_ENTRY(probe_pair)
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	leaq	16(%rbp), %r11
-	pushq	%r11
-	pushq	probe_function(%rip)
-	call	elt_helper_enter
-	leaq	16(%rbp), %r11
-	pushq	%r11
-	pushq	probe_function(%rip)
-	call	elt_helper_leave
-	popq	%rbp
-	.cfi_def_cfa %rsp, 8
-	ret
-ELT_END(probe_pair)
-
-ELT_ENTRY(probe_bare)
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	popq	%rbp
-	.cfi_def_cfa %rsp, 8
-	ret
-ELT_END(probe_bare)
+ELT_END(regs_call)
 
 	.data
 	.p2align 4
-	.globl	fixture_rsp_at_call
-fixture_rsp_at_call:	.quad 0
-	.globl	probe_function
-probe_function:	.quad 0
-	.globl	probe_return
-probe_return:	.fill 112, 1, 0
+	.globl	regs_rsp_at_call
+regs_rsp_at_call:	.quad 0
 
 	ELT_OBJECT_NOTES

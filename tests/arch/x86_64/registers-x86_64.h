@@ -1,0 +1,52 @@
+/*
+ * The register image registers-call.S loads before calling a helper and
+ * stores after it.  Offsets are checked in registers.c.
+ */
+#ifndef ELT_TESTS_REGISTERS_X86_64_H
+#define ELT_TESTS_REGISTERS_X86_64_H
+
+#define REGS_GPR          0     /* 16 x 8, hardware order (see below) */
+#define REGS_VEC        128     /* 16 x 64: zmm0-15 */
+#define REGS_X87       1152     /* 2 x 16: st0, st1 */
+#define REGS_X87_DEPTH 1184     /* uint32: x87 registers in use */
+#define REGS_MXCSR     1188     /* uint32 */
+#define REGS_FPUCW     1192     /* uint16 */
+#define REGS_WIDTH     1196     /* uint32, in: 0 SSE, 1 AVX, 2 AVX-512 */
+#define REGS_MISALIGN  1200     /* uint32, in: call with %rsp = 8 mod 16 */
+#define REGS_FUNCTION_ID 1208   /* in: pushed for the helper */
+#define REGS_CALLER_SP 1216     /* in: pushed for the helper */
+#define REGS_SIZE      1280
+
+/* Hardware numbering of the general registers. */
+#define RAX 0
+#define RCX 1
+#define RDX 2
+#define RBX 3
+#define RSP 4
+#define RBP 5
+#define RSI 6
+#define RDI 7
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+struct regs {
+	uint64_t gpr[16];
+	unsigned char vec[16][64];
+	unsigned char x87[2][16];
+	uint32_t x87_depth;
+	uint32_t mxcsr;
+	uint16_t fpucw;
+	uint16_t pad;
+	uint32_t width;
+	uint32_t misalign;
+	uint32_t pad2;
+	uint64_t function_id;
+	uint64_t caller_sp;
+} __attribute__((aligned(64)));
+
+extern uint64_t regs_rsp_at_call;      /* %rsp just before the pushes */
+
+#endif
+
+#endif

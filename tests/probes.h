@@ -1,0 +1,40 @@
+/*
+ * Instrumented functions for tests, one set per ABI (arch/<arch>/probes.S):
+ * the C compiler calls them through function pointers of any prototype, so
+ * it places the arguments, and they call the helpers as a JIT's code does.
+ */
+#ifndef ELT_TESTS_PROBES_H
+#define ELT_TESTS_PROBES_H
+
+#include <stdint.h>
+
+extern uintptr_t probe_function;        /* the id the probes report */
+extern void (*probe_target)(void);      /* probe_leave's result comes from it */
+extern uintptr_t probe_continuation;    /* probe_leave's continuation return */
+/* What the last probe passed as its caller SP, and its return address. */
+extern uintptr_t probe_caller_sp;
+extern uintptr_t probe_return_address;
+
+/* Enter with the arguments live, then return. */
+void probe_enter(void);
+extern const char probe_enter_end[];
+/* Calls probe_target (with the arguments it was given: a hidden struct
+ * return pointer passes through), sets the continuation return register
+ * to probe_continuation, runs Leave with all of that live, and returns
+ * the target's result. */
+void probe_leave(void);
+/* Tailcall with the arguments live, then return. */
+void probe_tailcall(void);
+/* An empty instrumented function, Enter then Leave; and one without. */
+void probe_pair(void);
+void probe_bare(void);
+
+/* The probes as a function pointer of any prototype.  Read through a
+ * volatile pointer: the compiler must not see that the assembly's
+ * declaration differs, which is the point. */
+#define PROBE_AS(type, probe) ((type)(probe##_address))
+extern void (*volatile probe_enter_address)(void);
+extern void (*volatile probe_leave_address)(void);
+extern void (*volatile probe_tailcall_address)(void);
+
+#endif

@@ -1,0 +1,412 @@
+/*
+ * Segments through the real helpers, as instrumented code makes them:
+ *  - the classification of every kind and the DATAINCOMPLETE contract;
+ *  - arguments and return values, with the C compiler as the oracle: it
+ *    places the arguments (calls through function pointers of each
+ *    prototype) and produces the results (functions returning each type);
+ *  - unknown ids, the insufficient-buffer protocol, the recursion guard,
+ *    unwinding through a helper.
+ */
+#define ELT_PLUGIN_STATIC 1     /* several plugins in one program */
+#include "tap.h"
+#include "probes.h"
+
+#include <asyncelt.h>
+#include <asyncelt/plugin.h>
+
+#include <execinfo.h>
+#include <stdint.h>
+
+/* --- the test plugin: records what a callback sees ----------------------- */
+
+#define MAX_ARGS 32
+
+static struct seen {
+	unsigned calls;
+	elt_segment_kind kind;
+	elt_function_id id;
+	const elt_function_desc *fn;
+	void *data;
+	void *continuation;
+	elt_status continuation_st;
+	elt_frame_info frame;
+	elt_status enter_st, return_st, tailcall_st;
+	size_t nargs, total;
+	elt_range ranges[MAX_ARGS];
+	unsigned char args[MAX_ARGS][32];       /* ranges are valid only in the callback */
+	elt_range ret;
+	unsigned char ret_bytes[64];
+	int backtrace_through_helper;
+} seen;
+
+static int recurse, unwind;
+
+static void record(const elt_info *info)
+{
+	elt_frame_info tail;
+	size_t i;
+
+	seen.calls++;
+	seen.kind = elt_get_segment_kind(info);
+	seen.id = elt_get_function_id(info);
+	seen.fn = elt_get_function(info);
+	seen.data = elt_get_function_data(info);
+	seen.continuation_st = elt_get_continuation(info, &seen.continuation);
+	elt_get_frame_info(info, &seen.frame);
+
+	seen.nargs = MAX_ARGS;
+	seen.enter_st = elt_get_enter_info(info, seen.ranges, &seen.nargs, &seen.total);
+	for (i = 0; seen.enter_st == ELT_OK && i < seen.nargs; i++)
+		memcpy(seen.args[i], (const void *)seen.ranges[i].start,
+		       seen.ranges[i].length < 32 ? seen.ranges[i].length : 32);
+	seen.return_st = elt_get_return_info(info, &seen.ret);
+	if (seen.return_st == ELT_OK && seen.ret.length)
+		memcpy(seen.ret_bytes, (const void *)seen.ret.start,
+		       seen.ret.length < 64 ? seen.ret.length : 64);
+	seen.tailcall_st = elt_get_tailcall_info(info, &tail);
+	if (recurse)
+		probe_enter();          /* instrumented code, called by a plugin */
+	if (unwind) {
+		void *pcs[32];
+		int n = backtrace(pcs, 32);
+
+		for (i = 0; i < (size_t)n; i++)
+			if ((uintptr_t)pcs[i] > (uintptr_t)probe_enter &&
+			    (uintptr_t)pcs[i] <= (uintptr_t)probe_enter_end)
+				seen.backtrace_through_helper = 1;
+	}
+}
+
+static void *tester_function_added(void *state, const elt_function_desc *fn)
+{
+	(void)state;
+	return (void *)(uintptr_t)(fn->index + 1000);
+}
+
+static void tester_cb(const elt_info *info, void *state)
+{
+	(void)state;
+	record(info);
+}
+
+ELT_PLUGIN_DEFINE(tester, .enter = tester_cb, .leave = tester_cb,
+		  .tailcall = tester_cb, .function_added = tester_function_added);
+
+/* --- classification ------------------------------------------------------ */
+
+static const elt_function_id ASYNC_ID = 0x1000, PLAIN_ID = 0x2000,
+	UNSIGNED_ID = 0x3000, UNKNOWN_ID = 0x9999;
+
+static int64_t result_int64(void)
+{
+	return 0x0123456789abcdefll;
+}
+
+/* Enter of "l(K i)" with this continuation argument. */
+static void enter(elt_function_id id, void *k)
+{
+	probe_function = id;
+	PROBE_AS(void (*)(void *, int32_t), probe_enter)(k, 42);
+}
+
+/* Leave returning result_int64() with this continuation returned. */
+static int64_t leave(elt_function_id id, void *k)
+{
+	probe_function = id;
+	probe_target = (void (*)(void))result_int64;
+	probe_continuation = (uintptr_t)k;
+	return PROBE_AS(int64_t (*)(void), probe_leave)();
+}
+
+static void test_classification(void)
+{
+	enter(ASYNC_ID, NULL);
+	is_int(seen.kind, ELT_SEGMENT_CALL, "Enter, NULL continuation: call");
+	is_int(seen.enter_st, ELT_OK, "call: enter info available");
+	is_int(seen.nargs, 1, "call: one argument (K is not reported)");
+	is_int(*(int32_t *)seen.args[0], 42, "call: the int32 argument");
+	ok(seen.continuation == NULL && seen.continuation_st == ELT_OK,
+	   "call: continuation NULL");
+	is_int(seen.return_st, ELT_E_WRONG_CALLBACK, "call: no return info in an Enter");
+	is_int(seen.tailcall_st, ELT_E_WRONG_CALLBACK, "call: no tailcall info in an Enter");
+	ok(seen.frame.function_id == ASYNC_ID && seen.frame.caller_sp == probe_caller_sp &&
+	   seen.frame.return_address == probe_return_address,
+	   "call: frame info (id, caller SP, return address)");
+	ok(seen.fn && strcmp(seen.fn->name, "AsyncWork") == 0, "call: the function's name");
+	ok(seen.fn && seen.data == (void *)(uintptr_t)(seen.fn->index + 1000),
+	   "call: the plugin's function data");
+
+	enter(ASYNC_ID, (void *)0xc0ffee);
+	is_int(seen.kind, ELT_SEGMENT_RESUME, "Enter, continuation set: resume");
+	is_int(seen.enter_st, ELT_E_DATAINCOMPLETE, "resume: arguments DATAINCOMPLETE");
+	is_int(seen.nargs, 0, "resume: no ranges");
+	ok(seen.continuation == (void *)0xc0ffee, "resume: the continuation argument");
+	ok(seen.frame.caller_sp == probe_caller_sp, "resume: frame info still given");
+
+	ok(leave(ASYNC_ID, (void *)0xbeef0) == result_int64(),
+	   "suspend: the caller still receives its registers");
+	is_int(seen.kind, ELT_SEGMENT_SUSPEND, "Leave, continuation returned: suspend");
+	is_int(seen.return_st, ELT_E_DATAINCOMPLETE, "suspend: return DATAINCOMPLETE");
+	ok(seen.ret.start == 0 && seen.ret.length == 0, "suspend: no return range");
+	ok(seen.continuation == (void *)0xbeef0, "suspend: the continuation returned");
+	is_int(seen.enter_st, ELT_E_WRONG_CALLBACK, "suspend: no enter info in a Leave");
+
+	leave(ASYNC_ID, NULL);
+	is_int(seen.kind, ELT_SEGMENT_RETURN, "Leave, no continuation: final return");
+	is_int(seen.return_st, ELT_OK, "return: value available");
+	ok(seen.ret.length == 8 && *(int64_t *)seen.ret_bytes == result_int64(),
+	   "return: the int64 result");
+
+	probe_function = ASYNC_ID;
+	PROBE_AS(void (*)(void *, int32_t), probe_tailcall)((void *)0x1234, 7);
+	is_int(seen.kind, ELT_SEGMENT_TAILCALL, "Tailcall: tailcall");
+	is_int(seen.tailcall_st, ELT_OK, "tailcall: frame info available");
+	is_int(seen.enter_st, ELT_E_WRONG_CALLBACK, "tailcall: no enter info");
+	is_int(seen.return_st, ELT_E_WRONG_CALLBACK, "tailcall: no return info");
+
+	/* not async: the continuation registers mean nothing */
+	enter(PLAIN_ID, (void *)0xc0ffee);
+	is_int(seen.kind, ELT_SEGMENT_CALL, "non-async Enter, first argument set: still a call");
+	ok(seen.continuation == NULL, "non-async: no continuation");
+	leave(PLAIN_ID, (void *)0xbeef0);
+	is_int(seen.kind, ELT_SEGMENT_RETURN, "non-async Leave, continuation register set: "
+	       "still a return");
+	ok(seen.return_st == ELT_OK && *(int64_t *)seen.ret_bytes == result_int64(),
+	   "non-async: its result");
+
+	/* never registered */
+	enter(UNKNOWN_ID, (void *)0xc0ffee);
+	ok(seen.kind == ELT_SEGMENT_CALL && seen.fn == NULL && seen.data == NULL,
+	   "unknown id: dispatched as a call, no function");
+	is_int(seen.enter_st, ELT_E_UNKNOWN_FUNCTION, "unknown id: enter info says so");
+	is_int(seen.continuation_st, ELT_E_UNKNOWN_FUNCTION, "unknown id: continuation says so");
+	is_int(seen.frame.function_id, UNKNOWN_ID, "unknown id: frame info still given");
+	leave(UNKNOWN_ID, (void *)0xbeef0);
+	ok(seen.kind == ELT_SEGMENT_RETURN && seen.return_st == ELT_E_UNKNOWN_FUNCTION,
+	   "unknown id: Leave is a return, return info says unknown");
+
+	enter(UNSIGNED_ID, NULL);
+	is_int(seen.enter_st, ELT_E_NO_SIGNATURE, "registered without a signature: says so");
+}
+
+/* The insufficient-buffer protocol, inside a callback. */
+static elt_status protocol_st[3];
+static size_t protocol_count[3];
+static void protocol_cb(const elt_info *info, void *state)
+{
+	elt_range r[3];
+
+	(void)state;
+	if (elt_get_segment_kind(info) != ELT_SEGMENT_CALL || elt_get_function_id(info) != PLAIN_ID)
+		return;
+	protocol_count[0] = 0;
+	protocol_st[0] = elt_get_enter_info(info, NULL, &protocol_count[0], NULL);
+	protocol_count[1] = 1;
+	protocol_st[1] = elt_get_enter_info(info, r, &protocol_count[1], NULL);
+	protocol_count[2] = 2;
+	protocol_st[2] = elt_get_enter_info(info, r, &protocol_count[2], NULL);
+}
+ELT_PLUGIN_DEFINE(protocol, .enter = protocol_cb);
+
+static void test_buffer_protocol(void)
+{
+	enter(PLAIN_ID, (void *)0x10);
+	ok(protocol_st[0] == ELT_E_INSUFFICIENT_BUFFER && protocol_count[0] == 2,
+	   "count 0: insufficient buffer, 2 needed");
+	ok(protocol_st[1] == ELT_E_INSUFFICIENT_BUFFER && protocol_count[1] == 2,
+	   "count 1: insufficient buffer, 2 needed");
+	ok(protocol_st[2] == ELT_OK && protocol_count[2] == 2, "count 2: filled");
+}
+
+/* --- arguments ------------------------------------------------------------ */
+
+#define ARG_IS(i, type, want)                                                  \
+	do {                                                                   \
+		type got_;                                                     \
+		memcpy(&got_, seen.args[i], sizeof(got_));                     \
+		ok(seen.ranges[i].length == sizeof(type) && got_ == (want),    \
+		   "argument %d: %s", (i) + 1, #type " " #want);               \
+	} while (0)
+
+static void test_arguments(void)
+{
+	elt_function_id id = 0x4000;
+	long double ld;
+	_Complex long double cld;
+	_Complex float cf;
+	_Complex double cd;
+
+	/* 10 integers and 10 floating-point values: both kinds of register
+	 * run out and the rest goes on the stack, interleaved. */
+	elt_register_function(id, "Scalars", "v(b B h H i I l L p z d f d f d f d f d f c)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
+			  uint64_t, void *, _Bool, double, float, double, float, double,
+			  float, double, float, double, float, char), probe_enter)(
+		-5, 250, -3000, 65000, -2000000000, 4000000000u, -9000000000000000000ll,
+		18000000000000000000ull, (void *)&seen, 1, 1.5, 2.5f, 3.5, 4.5f, 5.5,
+		6.5f, 7.5, 8.5f, 9.5, 10.5f, 'x');
+	is_int(seen.enter_st, ELT_OK, "21 scalar arguments: decoded");
+	is_int(seen.nargs, 21, "21 ranges");
+	ARG_IS(0, int8_t, -5);
+	ARG_IS(1, uint8_t, 250);
+	ARG_IS(2, int16_t, -3000);
+	ARG_IS(3, uint16_t, 65000);
+	ARG_IS(4, int32_t, -2000000000);
+	ARG_IS(5, uint32_t, 4000000000u);
+	ARG_IS(6, int64_t, -9000000000000000000ll);
+	ARG_IS(7, uint64_t, 18000000000000000000ull);
+	ARG_IS(8, void *, (void *)&seen);
+	ARG_IS(9, _Bool, 1);
+	ARG_IS(10, double, 1.5);
+	ARG_IS(11, float, 2.5f);
+	ARG_IS(12, double, 3.5);
+	ARG_IS(13, float, 4.5f);
+	ARG_IS(14, double, 5.5);
+	ARG_IS(15, float, 6.5f);
+	ARG_IS(16, double, 7.5);
+	ARG_IS(17, float, 8.5f);
+	ARG_IS(18, double, 9.5);
+	ARG_IS(19, float, 10.5f);
+	ARG_IS(20, char, 'x');
+	is_int(seen.total, 1 + 1 + 2 + 2 + 4 + 4 + 8 + 8 + sizeof(void *) + 1 + 5 * 8 +
+	       5 * 4 + 1, "total size of the arguments");
+
+#ifdef __SIZEOF_INT128__
+	elt_register_function(++id, "Int128", "v(i q i q)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int32_t, __int128, int32_t, __int128), probe_enter)(
+		1, ((__int128)0x1234 << 64) | 0x5678, 2, -((__int128)3 << 100));
+	is_int(seen.enter_st, ELT_OK, "__int128 arguments: decoded");
+	ARG_IS(1, __int128, ((__int128)0x1234 << 64) | 0x5678);
+	ARG_IS(2, int32_t, 2);
+	ARG_IS(3, __int128, -((__int128)3 << 100));
+#else
+	tap_skip(4, "no __int128 on this ABI");
+#endif
+
+	elt_register_function(++id, "LongDouble", "v(D i CD Cf Cd)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(long double, int, _Complex long double, _Complex float,
+			  _Complex double), probe_enter)(
+		3.25L, 7, 1.0L + 2.0Li, 3.0f + 4.0fi, 5.0 + 6.0i);
+	is_int(seen.enter_st, ELT_OK, "long double and complex arguments: decoded");
+	memcpy(&ld, seen.args[0], sizeof(ld));
+	ok(seen.ranges[0].length == sizeof(ld) && ld == 3.25L, "long double");
+	ARG_IS(1, int32_t, 7);
+	memcpy(&cld, seen.args[2], sizeof(cld));
+	ok(seen.ranges[2].length == sizeof(cld) && cld == 1.0L + 2.0Li, "complex long double");
+	memcpy(&cf, seen.args[3], sizeof(cf));
+	ok(seen.ranges[3].length == sizeof(cf) && cf == 3.0f + 4.0fi, "complex float");
+	memcpy(&cd, seen.args[4], sizeof(cd));
+	ok(seen.ranges[4].length == sizeof(cd) && cd == 5.0 + 6.0i, "complex double");
+}
+
+/* --- return values -------------------------------------------------------- */
+
+/* One function per type, each returning a known value the compiler puts
+ * wherever the ABI says. */
+#define RETURNER(name, type, value) \
+	static type name(void) { return value; }
+typedef void *pointer;
+RETURNER(r_int8, int8_t, -7)
+RETURNER(r_uint16, uint16_t, 60000)
+RETURNER(r_int32, int32_t, -123456)
+RETURNER(r_uint64, uint64_t, 0xfedcba9876543210ull)
+RETURNER(r_pointer, pointer, (void *)&seen)
+RETURNER(r_bool, _Bool, 1)
+RETURNER(r_float, float, 2.75f)
+RETURNER(r_double, double, -1e300)
+RETURNER(r_ldouble, long double, 1.0L / 3)
+RETURNER(r_cfloat, _Complex float, 1.5f - 0.5fi)
+RETURNER(r_cdouble, _Complex double, 1.5 - 2.5i)
+RETURNER(r_cldouble, _Complex long double, 4.0L + 5.0Li)
+#ifdef __SIZEOF_INT128__
+RETURNER(r_int128, __int128, ((__int128)0x2222 << 64) | 0x1111)
+#endif
+
+/* Registers `sig`, returns through the probe, checks the decoded range and
+ * the value the caller receives. */
+#define RETURNS(sig, type, fn, what)                                           \
+	do {                                                                   \
+		type got_, recv_;                                              \
+		elt_register_function(++id, what, sig, 0);                     \
+		probe_function = id;                                           \
+		probe_target = (void (*)(void))fn;                             \
+		probe_continuation = 0;                                        \
+		recv_ = PROBE_AS(type (*)(void), probe_leave)();               \
+		memcpy(&got_, seen.ret_bytes, sizeof(got_));                   \
+		ok(seen.return_st == ELT_OK && seen.ret.length == sizeof(type) \
+		   && got_ == fn() && recv_ == fn(),                           \
+		   "return %s: decoded, and received intact", what);           \
+	} while (0)
+
+static void test_returns(void)
+{
+	elt_function_id id = 0x5000;
+
+	RETURNS("b()", int8_t, r_int8, "int8");
+	RETURNS("H()", uint16_t, r_uint16, "uint16");
+	RETURNS("i()", int32_t, r_int32, "int32");
+	RETURNS("L()", uint64_t, r_uint64, "uint64");
+	RETURNS("p()", pointer, r_pointer, "pointer");
+	RETURNS("z()", _Bool, r_bool, "bool");
+	RETURNS("f()", float, r_float, "float");
+	RETURNS("d()", double, r_double, "double");
+	RETURNS("D()", long double, r_ldouble, "long double");
+	RETURNS("Cf()", _Complex float, r_cfloat, "complex float");
+	RETURNS("Cd()", _Complex double, r_cdouble, "complex double");
+	RETURNS("CD()", _Complex long double, r_cldouble, "complex long double");
+#ifdef __SIZEOF_INT128__
+	RETURNS("q()", __int128, r_int128, "int128");
+#else
+	tap_skip(1, "no __int128 on this ABI");
+#endif
+
+	elt_register_function(++id, "Nothing", "v()", 0);
+	probe_function = id;
+	probe_target = (void (*)(void))probe_bare;
+	probe_leave();
+	ok(seen.return_st == ELT_OK && seen.ret.start == 0 && seen.ret.length == 0,
+	   "void return: {0, 0}");
+}
+
+/* --- the rest ------------------------------------------------------------- */
+
+static void test_guard_and_unwind(void)
+{
+	unsigned before;
+
+	recurse = 1;
+	before = seen.calls;
+	enter(PLAIN_ID, NULL);
+	recurse = 0;
+	is_int(seen.calls - before, 1, "instrumented code called by a plugin is not reported");
+
+	unwind = 1;
+	seen.backtrace_through_helper = 0;
+	enter(PLAIN_ID, NULL);
+	unwind = 0;
+	ok(seen.backtrace_through_helper,
+	   "backtrace() from a plugin unwinds through the helper into its caller");
+}
+
+int main(void)
+{
+	if (elt_plugin_add(&elt_plugin_tester, NULL) != ELT_OK ||
+	    elt_plugin_add(&elt_plugin_protocol, NULL) != ELT_OK)
+		tap_bail("cannot add the test plugins: %s", elt_last_error());
+	if (elt_register_function(ASYNC_ID, "AsyncWork", "l(K i)", ELT_FUNCTION_ASYNC) ||
+	    elt_register_function(PLAIN_ID, "Plain", "l(p i)", 0) ||
+	    elt_register_function(UNSIGNED_ID, "NoSignature", NULL, 0))
+		tap_bail("cannot register: %s", elt_last_error());
+	tap_diag("ABI: %s", elt_abi_name());
+
+	test_classification();
+	test_buffer_protocol();
+	test_arguments();
+	test_returns();
+	test_guard_and_unwind();
+	elt_shutdown();
+	return tap_done();
+}
