@@ -74,9 +74,12 @@ elt_status elt_get_continuation(const elt_info *info, void **out)
 	return ELT_OK;
 }
 
-/* Why a function's values cannot be described, or ELT_OK. */
-static elt_status describable(const elt_info *info)
+/* Why a function's arguments (or return value) cannot be described, or
+ * ELT_OK. */
+static elt_status describable(const elt_info *info, int ret)
 {
+	const char *unsupported;
+
 	if (!info->fn)
 		return elt_set_error(ELT_E_UNKNOWN_FUNCTION,
 				     "function id %#lx was never registered",
@@ -85,10 +88,12 @@ static elt_status describable(const elt_info *info)
 		return elt_set_error(ELT_E_NO_SIGNATURE,
 				     "function '%s' was registered without a signature",
 				     info->fn->desc.name);
-	if (info->fn->plan.unsupported)
+	unsupported = ret ? info->fn->plan.ret_unsupported
+			  : info->fn->plan.args_unsupported;
+	if (unsupported)
 		return elt_set_error(ELT_E_UNSUPPORTED, "function '%s' (%s): %s",
 				     info->fn->desc.name, info->fn->signature->text,
-				     info->fn->plan.unsupported);
+				     unsupported);
 	return ELT_OK;
 }
 
@@ -135,7 +140,7 @@ elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
 			*total_size = 0;
 		return ELT_E_DATAINCOMPLETE;
 	}
-	st = describable(info);
+	st = describable(info, 0);
 	if (st != ELT_OK)
 		return st;
 	plan = &info->fn->plan;
@@ -166,7 +171,7 @@ elt_status elt_get_return_info(const elt_info *info, elt_range *range)
 				     elt_segment_kind_name(info->kind));
 	if (info->kind == ELT_SEGMENT_SUSPEND)
 		return ELT_E_DATAINCOMPLETE;
-	st = describable(info);
+	st = describable(info, 1);
 	if (st != ELT_OK)
 		return st;
 	*range = value_range(info, &info->fn->plan.ret);

@@ -78,19 +78,35 @@ void elt_plan_piece(struct elt_plan_builder *b, enum elt_source source,
 	b->current->count++;
 }
 
-void elt_plan_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
+static void vunsupported(struct elt_plan_builder *b, char **reason,
+			 const char *fmt, va_list ap)
 {
 	char buf[200];
+
+	if (*reason)
+		return;         /* the first reason is the one to read */
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	*reason = strdup(buf);
+	if (!*reason)
+		b->failed = 1;
+}
+
+void elt_plan_return_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
+{
 	va_list ap;
 
-	if (b->plan->unsupported)
-		return;         /* the first reason is the one to read */
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vunsupported(b, &b->plan->ret_unsupported, fmt, ap);
 	va_end(ap);
-	b->plan->unsupported = strdup(buf);
-	if (!b->plan->unsupported)
-		b->failed = 1;
+}
+
+void elt_plan_arguments_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vunsupported(b, &b->plan->args_unsupported, fmt, ap);
+	va_end(ap);
 }
 
 /* A value is read in place when one piece covers all of it. */
@@ -122,10 +138,14 @@ int elt_plan_end(struct elt_plan_builder *b)
 	place(plan, &plan->ret);
 	for (i = 0; i < plan->nargs; i++)
 		place(plan, &plan->args[i]);
-	if (plan->scratch_size > ELT_SCRATCH_SIZE && !plan->unsupported)
-		elt_plan_unsupported(b, "the values of this signature need %u bytes "
-				     "of scratch space, more than the %u a callback has",
-				     plan->scratch_size, ELT_SCRATCH_SIZE);
+	if (plan->scratch_size > ELT_SCRATCH_SIZE) {
+		/* both: they share the buffer */
+		elt_plan_arguments_unsupported(b, "the values of this signature need "
+					       "%u bytes of scratch space, more than "
+					       "the %u a callback has",
+					       plan->scratch_size, ELT_SCRATCH_SIZE);
+		elt_plan_return_unsupported(b, "%s", plan->args_unsupported);
+	}
 	return b->failed ? ELT_E_NO_MEMORY : ELT_OK;
 }
 
@@ -133,6 +153,7 @@ void elt_plan_free(struct elt_plan *plan)
 {
 	free(plan->args);
 	free(plan->pieces);
-	free(plan->unsupported);
+	free(plan->ret_unsupported);
+	free(plan->args_unsupported);
 	memset(plan, 0, sizeof(*plan));
 }

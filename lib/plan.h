@@ -46,7 +46,10 @@ struct elt_plan {
 	uint32_t npieces;
 	uint32_t has_continuation;
 	struct elt_piece continuation;  /* the K argument: one word */
-	char *unsupported;              /* why values cannot be decoded here */
+	/* Why values cannot be decoded here, NULL when they can: the return
+	 * value and the arguments separately, so one does not hide the other. */
+	char *ret_unsupported;
+	char *args_unsupported;
 };
 
 /* Builds a plan; the classifier calls these in argument order. */
@@ -63,9 +66,16 @@ void elt_plan_return(struct elt_plan_builder *b, uint32_t size);
 void elt_plan_argument(struct elt_plan_builder *b, uint32_t size);
 void elt_plan_piece(struct elt_plan_builder *b, enum elt_source source,
 		    uint32_t offset, uint32_t length, uint32_t dest);
-/* Records that this ABI cannot decode a type of the signature; the
- * getters then fail with ELT_E_UNSUPPORTED and this reason. */
-void elt_plan_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
+/* Records that this ABI cannot decode the return value, or the arguments;
+ * that getter then fails with ELT_E_UNSUPPORTED and this reason (the
+ * first one given), the other still works.  A classifier that cannot
+ * place an argument stops there: the places of the later ones, K
+ * included, depend on it.  One that cannot classify the return value
+ * cannot know whether a hidden result pointer takes the first argument
+ * register, so it places no argument and no K. */
+void elt_plan_return_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void elt_plan_arguments_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Lays out the scratch buffer; fails with ELT_E_NO_MEMORY or
  * ELT_E_UNSUPPORTED (values too large to reassemble). */

@@ -120,7 +120,7 @@ static elt_status plan_function(struct elt_function *fn)
 	    !fn->plan.has_continuation)
 		st = elt_set_error(ELT_E_UNSUPPORTED,
 				   "function '%s': %s", fn->desc.name,
-				   fn->plan.unsupported ? fn->plan.unsupported
+				   fn->plan.args_unsupported ? fn->plan.args_unsupported
 				   : "the continuation argument cannot be located");
 	return st;
 }

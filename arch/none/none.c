@@ -9,8 +9,10 @@ const char elt_arch_abi[] = "none";
 
 elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
 {
-	if (sig)
-		elt_plan_unsupported(b, "this host has no helpers: nothing to decode");
+	if (sig) {
+		elt_plan_return_unsupported(b, "this host has no helpers: nothing to decode");
+		elt_plan_arguments_unsupported(b, "this host has no helpers: nothing to decode");
+	}
 	return ELT_OK;
 }
 

@@ -218,9 +218,19 @@ elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *
 	if (!sig)
 		return ELT_OK;
 	elt_plan_return(b, sig->ret->size);
-	if (!place_return(b, sig->ret))
-		elt_plan_unsupported(b, "%s return values are not decoded on %s yet",
-				     elt_type_kind_name(sig->ret->kind), elt_arch_abi);
+	if (!place_return(b, sig->ret)) {
+		elt_plan_return_unsupported(b, "%s return values are not decoded on "
+					    "%s yet", elt_type_kind_name(sig->ret->kind),
+					    elt_arch_abi);
+		/* It may come back through a hidden pointer in %rdi, which
+		 * would move every argument: place none. */
+		elt_plan_arguments_unsupported(b, "where the arguments are depends on "
+					       "how the %s return value is passed, "
+					       "not decoded on %s yet",
+					       elt_type_kind_name(sig->ret->kind),
+					       elt_arch_abi);
+		return ELT_OK;
+	}
 
 	for (i = 0; i < sig->nparams; i++) {
 		const elt_type *t = sig->params[i];
@@ -243,7 +253,7 @@ elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *
 		}
 		elt_plan_argument(b, t->size);
 		if (!place_argument(b, &c, t)) {
-			elt_plan_unsupported(b, "%s arguments are not decoded on %s yet "
+			elt_plan_arguments_unsupported(b, "%s arguments are not decoded on %s yet "
 					     "(parameter %u)", elt_type_kind_name(t->kind),
 					     elt_arch_abi, i + 1);
 			break;
