@@ -5,10 +5,7 @@
  */
 #include "internal.h"
 
-/* Set while this thread runs plugin code: instrumented code a plugin calls
- * (or a signal handler interrupting it) is not reported, so a plugin never
- * recurses into itself. */
-static ELT_TLS unsigned char in_callback;
+/* 0: not yet, 1: registered, 2: could not be (out of memory). */
 static ELT_TLS unsigned char thread_attached;
 
 static inline uintptr_t continuation_argument(const struct elt_info *info)
@@ -42,16 +39,22 @@ void elt_dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation_o
 {
 	unsigned n, i;
 
-	if (in_callback)
+	/* Instrumented code that a plugin calls (or a signal handler
+	 * interrupting one) is not reported: plugins never recurse. */
+	if (elt_in_callback)
 		return;
+	if (ELT_UNLIKELY(thread_attached != 1)) {
+		if (thread_attached == 2)
+			return;
+		thread_attached = elt_thread_attach() ? 1 : 2;
+	}
+	/* The flag goes up before the stop is read; shutdown reads them in
+	 * the other order (threads.c). */
+	elt_in_callback = 1;
+	atomic_signal_fence(memory_order_seq_cst);
 	n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
 	if (n == 0 || atomic_load_explicit(&elt_stopped, memory_order_relaxed))
-		return;
-	in_callback = 1;
-	if (ELT_UNLIKELY(!thread_attached)) {
-		thread_attached = 1;
-		elt_thread_attach();
-	}
+		goto out;
 
 	info->fn = elt_registry_lookup(info->id);
 	info->kind = classify(info, hook, continuation_out);
@@ -67,5 +70,7 @@ void elt_dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation_o
 			cb(info, p->state);
 		}
 	}
-	in_callback = 0;
+out:
+	atomic_signal_fence(memory_order_seq_cst);
+	elt_in_callback = 0;
 }

@@ -13,7 +13,6 @@ _Atomic int elt_stopped;
 static _Atomic int shut_down;
 static pthread_once_t core_once = PTHREAD_ONCE_INIT;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
-static pthread_key_t thread_key;
 static elt_status env_status;
 
 unsigned elt_version_number(void)
@@ -31,16 +30,11 @@ const char *elt_abi_name(void)
 	return elt_arch_abi;
 }
 
-static void thread_exiting(void *value)
+elt_status elt_check_running(const char *what)
 {
-	(void)value;
-	elt_plugins_thread_exit();
-}
-
-void elt_thread_attach(void)
-{
-	/* Any non-NULL value makes the key's destructor run at thread exit. */
-	pthread_setspecific(thread_key, (void *)1);
+	if (atomic_load(&shut_down))
+		return elt_set_error(ELT_E_STATE, "%s: the library has shut down", what);
+	return ELT_OK;
 }
 
 /* A program that never calls elt_shutdown() still gets its reports, and a
@@ -57,7 +51,7 @@ static void at_exit(void)
 
 static void core_init_once(void)
 {
-	pthread_key_create(&thread_key, thread_exiting);
+	elt_threads_init();
 	atexit(at_exit);
 }
 
@@ -75,6 +69,10 @@ static void env_init_once(void)
 
 elt_status elt_init(void)
 {
+	elt_status st = elt_check_running("elt_init");
+
+	if (st != ELT_OK)
+		return st;
 	elt_core_init();
 	pthread_once(&env_once, env_init_once);
 	return env_status;
@@ -84,7 +82,9 @@ elt_status elt_shutdown(void)
 {
 	if (atomic_exchange(&shut_down, 1))
 		return elt_set_error(ELT_E_STATE, "elt_shutdown: already shut down");
-	atomic_store(&elt_stopped, 1);
+	elt_plugins_stop();
+	/* fini may free what callbacks use: none may still run. */
+	elt_threads_quiesce();
 	return elt_plugins_fini();
 }
 

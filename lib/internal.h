@@ -67,6 +67,9 @@ ELT_HIDDEN extern _Atomic unsigned elt_plugin_count;
 /* Tells every plugin about a new function (registry lock held). */
 ELT_HIDDEN void elt_plugins_function_added(struct elt_function *fn);
 ELT_HIDDEN void elt_plugins_thread_exit(void);
+/* Sets elt_stopped: no plugin is added, told of a function or called
+ * after this. */
+ELT_HIDDEN void elt_plugins_stop(void);
 ELT_HIDDEN elt_status elt_plugins_fini(void);
 
 /* --- init.c: life cycle -------------------------------------------------- */
@@ -74,9 +77,21 @@ ELT_HIDDEN elt_status elt_plugins_fini(void);
 /* Once per process: thread-exit key, exit handler.  Needed before the
  * first plugin is added, however it is added. */
 ELT_HIDDEN void elt_core_init(void);
+/* Set by shutdown: no more callbacks start. */
 ELT_HIDDEN extern _Atomic int elt_stopped;
-/* Arranges for thread_exit callbacks on this thread. */
-ELT_HIDDEN void elt_thread_attach(void);
+/* Fails with ELT_E_STATE once the library has shut down. */
+ELT_HIDDEN elt_status elt_check_running(const char *what);
+
+/* --- threads.c: threads that report segments ----------------------------- */
+
+/* Set while this thread runs plugin code. */
+ELT_HIDDEN extern ELT_TLS unsigned char elt_in_callback;
+ELT_HIDDEN void elt_threads_init(void);
+/* Registers this thread (its flag, its exit); 0 when out of memory. */
+ELT_HIDDEN int elt_thread_attach(void);
+/* Returns once no other thread is inside a plugin callback; called after
+ * elt_stopped is set. */
+ELT_HIDDEN void elt_threads_quiesce(void);
 
 /* --- dispatch.c: one segment --------------------------------------------- */
 

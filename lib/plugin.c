@@ -63,6 +63,9 @@ void elt_plugins_function_added(struct elt_function *fn)
 	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
 	unsigned i;
 
+	if (atomic_load_explicit(&elt_stopped, memory_order_relaxed))
+		return;         /* their state may be gone */
+
 	for (i = 0; i < n; i++)
 		if (elt_plugins[i].function_added)
 			tell_function(fn, &elt_plugins[i]);
@@ -84,6 +87,10 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	elt_core_init();
 
 	pthread_mutex_lock(&plugin_lock);
+	if (atomic_load_explicit(&elt_stopped, memory_order_relaxed)) {
+		pthread_mutex_unlock(&plugin_lock);
+		return elt_set_error(ELT_E_STATE, "plugin %s: the library has shut down", who);
+	}
 	n = atomic_load_explicit(&elt_plugin_count, memory_order_relaxed);
 	if (n == ELT_MAX_PLUGINS) {
 		pthread_mutex_unlock(&plugin_lock);
@@ -194,6 +201,11 @@ static elt_status load_one(const char *name, const char *options)
 				     "plugin %s: %s has no %s() (declare it with "
 				     "ELT_PLUGIN_DEFINE)", name, path, ELT_PLUGIN_ENTRY_SYMBOL);
 	}
+	if (!entry()) {
+		dlclose(module);
+		return elt_set_error(ELT_E_PLUGIN, "plugin %s: %s() in %s returned NULL",
+				     name, ELT_PLUGIN_ENTRY_SYMBOL, path);
+	}
 	st = add(entry(), options, module);
 	if (st != ELT_OK)
 		dlclose(module);
@@ -203,6 +215,7 @@ static elt_status load_one(const char *name, const char *options)
 elt_status elt_plugin_load(const char *spec)
 {
 	elt_status first = ELT_OK;
+	char first_message[256] = "";
 	const char *s = spec;
 
 	if (!spec)
@@ -224,13 +237,16 @@ elt_status elt_plugin_load(const char *spec)
 		free(item);
 		if (st != ELT_OK) {
 			elt_report("%s; the other plugins carry on", elt_last_error());
-			if (first == ELT_OK)
+			if (first == ELT_OK) {
 				first = st;
+				snprintf(first_message, sizeof(first_message), "%s",
+					 elt_last_error());
+			}
 		}
 		s += len + (s[len] == ';');
 	}
 	if (first != ELT_OK)
-		elt_set_error(first, "%s", elt_last_error());
+		elt_set_error(first, "%s", first_message);
 	return first;
 }
 
@@ -246,6 +262,17 @@ void elt_plugins_thread_exit(void)
 			elt_plugins[i].thread_exit(elt_plugins[i].state);
 }
 
+void elt_plugins_stop(void)
+{
+	/* With both locks no plugin is being added and no function_added
+	 * runs while the stop goes up. */
+	pthread_mutex_lock(&plugin_lock);
+	elt_registry_lock();
+	atomic_store(&elt_stopped, 1);
+	elt_registry_unlock();
+	pthread_mutex_unlock(&plugin_lock);
+}
+
 elt_status elt_plugins_fini(void)
 {
 	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
@@ -256,7 +283,8 @@ elt_status elt_plugins_fini(void)
 		struct elt_plugin_slot *p = &elt_plugins[i];
 		elt_status st = p->fini ? p->fini(p->state) : ELT_OK;
 
-		if (st != ELT_OK && result == ELT_OK)
+		/* a failed check is what the caller must hear of first */
+		if (st != ELT_OK && (result == ELT_OK || st == ELT_E_CHECK_FAILED))
 			result = st;
 		/* Modules stay mapped: a thread still in a helper may be
 		 * returning through one. */

@@ -1,0 +1,114 @@
+/*
+ * The threads that report segments: each one's "inside a callback" flag,
+ * so that shutdown can wait until no plugin code runs before the plugins'
+ * fini frees what their callbacks use, and each one's exit, for the
+ * plugins' thread_exit.
+ *
+ * The hot path only stores to its own thread-local flag and then reads
+ * elt_stopped, with no fence.  Shutdown stores elt_stopped, then makes
+ * every thread pass a memory barrier (membarrier), then reads the flags:
+ * either a thread saw the stop, or shutdown sees its flag and waits.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+# include <linux/membarrier.h>
+# include <sys/syscall.h>
+#endif
+
+ELT_TLS unsigned char elt_in_callback;
+static ELT_TLS struct thread_record *self;
+
+struct thread_record {
+	volatile unsigned char *in_callback;
+	struct thread_record *prev, *next;
+};
+
+static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct thread_record *threads;
+static pthread_key_t exit_key;
+
+static void thread_exiting(void *value)
+{
+	struct thread_record *r = value;
+
+	if (!atomic_load_explicit(&elt_stopped, memory_order_acquire))
+		elt_plugins_thread_exit();
+	pthread_mutex_lock(&threads_lock);
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		threads = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	pthread_mutex_unlock(&threads_lock);
+	free(r);
+}
+
+void elt_threads_init(void)
+{
+	pthread_key_create(&exit_key, thread_exiting);
+}
+
+/* Once per thread, on its first segment, before it sets its flag. */
+int elt_thread_attach(void)
+{
+	struct thread_record *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return 0;       /* not reported: shutdown could not wait for it */
+	r->in_callback = &elt_in_callback;
+	pthread_mutex_lock(&threads_lock);
+	r->next = threads;
+	if (threads)
+		threads->prev = r;
+	threads = r;
+	pthread_mutex_unlock(&threads_lock);
+	pthread_setspecific(exit_key, r);
+	self = r;
+	return 1;
+}
+
+/* Makes every thread's earlier stores visible here, or waits long enough
+ * for them to be. */
+static void barrier_everywhere(void)
+{
+#if defined(__linux__) && defined(SYS_membarrier)
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return;
+#endif
+	/* A store buffer drains in nanoseconds, and a thread preempted in
+	 * between passed a barrier in the context switch. */
+	nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+}
+
+void elt_threads_quiesce(void)
+{
+	struct timespec start, now;
+	struct thread_record *r;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	barrier_everywhere();
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	pthread_mutex_lock(&threads_lock);
+	for (r = threads; r; r = r->next) {
+		if (r == self)
+			continue;       /* shutdown called from a callback */
+		while (*r->in_callback) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - start.tv_sec > 5) {
+				elt_report("shutdown: a thread has been inside a plugin "
+					   "callback for 5 s; finishing without it");
+				pthread_mutex_unlock(&threads_lock);
+				return;
+			}
+			sched_yield();
+		}
+	}
+	pthread_mutex_unlock(&threads_lock);
+}
