@@ -35,7 +35,10 @@ const char *elt_strerror(elt_status status)
 	return "unknown status";
 }
 
-static ELT_TLS char last_error[256];
+/* Not initial-exec (ELT_TLS): 256 bytes of static TLS would come out of
+ * glibc's small surplus when the library is dlopen()ed, and no hot path
+ * reads this. */
+static __thread char last_error[256];
 
 const char *elt_last_error(void)
 {

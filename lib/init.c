@@ -90,13 +90,27 @@ elt_status elt_shutdown(void)
 
 /* --- diagnostics --------------------------------------------------------- */
 
-static elt_diagnostic_handler diag_handler;
-static void *diag_data;
+/* Both in one object, swapped whole, so a report never pairs one
+ * handler with another's data. */
+struct diagnostics {
+	elt_diagnostic_handler handler;
+	void *data;
+};
+static struct diagnostics *_Atomic diagnostics;
 
 void elt_set_diagnostic_handler(elt_diagnostic_handler handler, void *data)
 {
-	diag_data = data;
-	diag_handler = handler;
+	struct diagnostics *d = NULL;
+
+	if (handler) {
+		d = malloc(sizeof(*d));
+		if (!d)
+			return;
+		d->handler = handler;
+		d->data = data;
+	}
+	/* The old one stays allocated: a report may be using it. */
+	atomic_store_explicit(&diagnostics, d, memory_order_release);
 }
 
 void elt_report(const char *fmt, ...)
@@ -107,8 +121,10 @@ void elt_report(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
-	if (diag_handler)
-		diag_handler(message, diag_data);
+	struct diagnostics *d = atomic_load_explicit(&diagnostics, memory_order_acquire);
+
+	if (d)
+		d->handler(message, d->data);
 	else
 		fprintf(stderr, "asyncelt: %s\n", message);
 }

@@ -80,6 +80,8 @@ int main(void)
 	   "a bad plugin in a list is reported: %s", messages);
 	ok(strchr(messages, '\n') == strrchr(messages, '\n'),
 	   "only that one is reported: the good ones load");
+	ok(strstr(elt_last_error(), "no-such-plugin") != NULL,
+	   "elt_last_error() keeps the first failure: %s", elt_last_error());
 
 	old.abi_major = 0;
 	ok(elt_plugin_add(&old, NULL) == ELT_E_PLUGIN_ABI && strstr(elt_last_error(), "good"),

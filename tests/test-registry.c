@@ -8,6 +8,7 @@
 #include <asyncelt/plugin.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #define THREADS 4
 #define PER_THREAD 5000
@@ -23,7 +24,7 @@ static void *register_many(void *arg)
 	return NULL;
 }
 
-static volatile int stop_lookups;
+static _Atomic int stop_lookups;
 static unsigned long lookups_found;
 
 /* Looks functions up while the table grows under it. */

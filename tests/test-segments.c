@@ -37,6 +37,7 @@ static struct seen {
 	elt_range ret;
 	unsigned char ret_bytes[64];
 	int backtrace_through_helper;
+	int backtrace_reaches_caller;
 } seen;
 
 static int recurse, unwind;
@@ -70,10 +71,14 @@ static void record(const elt_info *info)
 		void *pcs[32];
 		int n = backtrace(pcs, 32);
 
-		for (i = 0; i < (size_t)n; i++)
+		for (i = 0; i < (size_t)n; i++) {
 			if ((uintptr_t)pcs[i] > (uintptr_t)probe_enter &&
 			    (uintptr_t)pcs[i] <= (uintptr_t)probe_enter_end)
 				seen.backtrace_through_helper = 1;
+			/* and on, through the probe, into the C that called it */
+			if ((uintptr_t)pcs[i] == probe_return_address)
+				seen.backtrace_reaches_caller = 1;
+		}
 	}
 }
 
@@ -95,7 +100,7 @@ ELT_PLUGIN_DEFINE(tester, .enter = tester_cb, .leave = tester_cb,
 /* --- classification ------------------------------------------------------ */
 
 static const elt_function_id ASYNC_ID = 0x1000, PLAIN_ID = 0x2000,
-	UNSIGNED_ID = 0x3000, UNKNOWN_ID = 0x9999;
+	UNSIGNED_ID = 0x3000, LATE_K_ID = 0x3100, UNKNOWN_ID = 0x9999;
 
 static int64_t result_int64(void)
 {
@@ -187,6 +192,17 @@ static void test_classification(void)
 
 	enter(UNSIGNED_ID, NULL);
 	is_int(seen.enter_st, ELT_E_NO_SIGNATURE, "registered without a signature: says so");
+
+	/* K after nine ints: past the registers of most ABIs */
+	probe_function = LATE_K_ID;
+	PROBE_AS(void (*)(int, int, int, int, int, int, int, int, int, void *, int),
+		 probe_enter)(1, 2, 3, 4, 5, 6, 7, 8, 9, NULL, 10);
+	ok(seen.kind == ELT_SEGMENT_CALL && seen.enter_st == ELT_OK && seen.nargs == 10 &&
+	   *(int32_t *)seen.args[9] == 10, "K after nine ints, NULL: a call, ten arguments");
+	PROBE_AS(void (*)(int, int, int, int, int, int, int, int, int, void *, int),
+		 probe_enter)(1, 2, 3, 4, 5, 6, 7, 8, 9, (void *)0xfade, 10);
+	ok(seen.kind == ELT_SEGMENT_RESUME && seen.continuation == (void *)0xfade,
+	   "K after nine ints, set: a resume with that continuation");
 }
 
 /* The insufficient-buffer protocol, inside a callback. */
@@ -284,6 +300,37 @@ static void test_arguments(void)
 #else
 	tap_skip(4, "no __int128 on this ABI");
 #endif
+
+	/* where registers run out: padding and alignment on the stack, a
+	 * value that does not fit the registers left while a later one does */
+#ifdef __SIZEOF_INT128__
+	elt_register_function(++id, "Int128Late", "v(i i i i i q i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int, int, int, int, int, __int128, int), probe_enter)(
+		1, 2, 3, 4, 5, ((__int128)7 << 70) | 9, 6);
+	ok(seen.enter_st == ELT_OK && seen.nargs == 7, "__int128 after five ints: decoded");
+	ARG_IS(5, __int128, ((__int128)7 << 70) | 9);
+	ARG_IS(6, int32_t, 6);
+#else
+	tap_skip(3, "no __int128 on this ABI");
+#endif
+	elt_register_function(++id, "LongDoubleLate", "v(i i i i i i i D i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int, int, int, int, int, int, int, long double, int), probe_enter)(
+		1, 2, 3, 4, 5, 6, 7, -2.5L, 8);
+	memcpy(&ld, seen.args[7], sizeof(ld));
+	ok(seen.enter_st == ELT_OK && ld == -2.5L, "long double after seven ints");
+	ARG_IS(6, int32_t, 7);
+	ARG_IS(8, int32_t, 8);
+	elt_register_function(++id, "ComplexLate", "v(d d d d d d d Cd d)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(double, double, double, double, double, double, double,
+			  _Complex double, double), probe_enter)(
+		1, 2, 3, 4, 5, 6, 7, 8.0 + 9.0i, 10);
+	memcpy(&cd, seen.args[7], sizeof(cd));
+	ok(seen.enter_st == ELT_OK && cd == 8.0 + 9.0i, "complex double after seven doubles");
+	ARG_IS(6, double, 7);
+	ARG_IS(8, double, 10);
 
 	elt_register_function(++id, "LongDouble", "v(D i CD Cf Cd)", 0);
 	probe_function = id;
@@ -384,11 +431,13 @@ static void test_guard_and_unwind(void)
 	is_int(seen.calls - before, 1, "instrumented code called by a plugin is not reported");
 
 	unwind = 1;
-	seen.backtrace_through_helper = 0;
+	seen.backtrace_through_helper = seen.backtrace_reaches_caller = 0;
 	enter(PLAIN_ID, NULL);
 	unwind = 0;
 	ok(seen.backtrace_through_helper,
 	   "backtrace() from a plugin unwinds through the helper into its caller");
+	ok(seen.backtrace_reaches_caller,
+	   "and through the instrumented function into the C code that called it");
 }
 
 int main(void)
@@ -398,7 +447,9 @@ int main(void)
 		tap_bail("cannot add the test plugins: %s", elt_last_error());
 	if (elt_register_function(ASYNC_ID, "AsyncWork", "l(K i)", ELT_FUNCTION_ASYNC) ||
 	    elt_register_function(PLAIN_ID, "Plain", "l(p i)", 0) ||
-	    elt_register_function(UNSIGNED_ID, "NoSignature", NULL, 0))
+	    elt_register_function(UNSIGNED_ID, "NoSignature", NULL, 0) ||
+	    elt_register_function(LATE_K_ID, "LateK", "v(i i i i i i i i i K i)",
+				  ELT_FUNCTION_ASYNC))
 		tap_bail("cannot register: %s", elt_last_error());
 	tap_diag("ABI: %s", elt_abi_name());
 

@@ -79,7 +79,9 @@
 	cmpw	$0x4100, %ax
 	je	.Lx87_saved\@
 	fstpt	ELT_X86_64_X87 + \n * ELT_X86_64_X87_SLOT(%rsp)
-	incl	ELT_X86_64_X87_DEPTH(%rsp)
+	movw	$0, ELT_X86_64_X87 + \n * ELT_X86_64_X87_SLOT + 10(%rsp)
+	movl	$0, ELT_X86_64_X87 + \n * ELT_X86_64_X87_SLOT + 12(%rsp)
+	incl	ELT_X86_64_X87_DEPTH(%rsp)      /* the padding zeroed: it is in the range */
 	.endr
 .Lx87_saved\@:
 .endm

@@ -9,6 +9,8 @@
 
 #include <cpuid.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define CHECK(field, offset) \
 	_Static_assert(offsetof(struct elt_x86_64_frame, field) == (offset), \
@@ -50,20 +52,35 @@ static uint64_t xgetbv0(void)
 }
 
 /* The widest vector state the CPU has and the OS saves (XCR0). */
-__attribute__((constructor)) static void detect_vector_width(void)
+static unsigned char cpu_vector_width(void)
 {
 	unsigned a, b, c, d;
 	uint64_t xcr0;
 
 	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-		return;
+		return ELT_X86_64_VEC_SSE;
 	xcr0 = xgetbv0();
 	if ((xcr0 & 0x6) != 0x6)                /* XMM and YMM state */
-		return;
-	elt_x86_64_vector_width = ELT_X86_64_VEC_AVX;
+		return ELT_X86_64_VEC_SSE;
 	if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) &&
 	    (xcr0 & 0xe6) == 0xe6)              /* opmask, ZMM_Hi256, Hi16_ZMM */
-		elt_x86_64_vector_width = ELT_X86_64_VEC_AVX512;
+		return ELT_X86_64_VEC_AVX512;
+	return ELT_X86_64_VEC_AVX;
+}
+
+/* What the helpers save: all of it, or less when $ASYNCELT_X86_VECTOR_WIDTH
+ * (16 or 32 bytes) asks for less, so the tests run every save path on a
+ * machine that has them all. */
+__attribute__((constructor)) static void detect_vector_width(void)
+{
+	const char *limit = getenv("ASYNCELT_X86_VECTOR_WIDTH");
+	unsigned char width = cpu_vector_width();
+
+	if (limit && strcmp(limit, "16") == 0)
+		width = ELT_X86_64_VEC_SSE;
+	else if (limit && strcmp(limit, "32") == 0 && width > ELT_X86_64_VEC_AVX)
+		width = ELT_X86_64_VEC_AVX;
+	elt_x86_64_vector_width = width;
 }
 
 ELT_HIDDEN void elt_x86_64_dispatch(struct elt_x86_64_frame *frame);

@@ -72,15 +72,17 @@ typedef struct elt_plugin {
 	ELT_API const elt_plugin *elt_plugin_entry(void);                  \
 	const elt_plugin *elt_plugin_entry(void) { return &elt_plugin_##ident; }
 #endif
+/* The descriptor comes last, so the statement ends with the user's ';'. */
 #define ELT_PLUGIN_DEFINE(ident, ...)                                      \
+	extern const elt_plugin elt_plugin_##ident;                        \
+	ELT_PLUGIN_ENTRY_(ident)                                           \
 	const elt_plugin elt_plugin_##ident = {                            \
 		.struct_size = sizeof(elt_plugin),                         \
 		.abi_major = ELT_PLUGIN_ABI_MAJOR,                         \
 		.abi_minor = ELT_PLUGIN_ABI_MINOR,                         \
 		.name = #ident,                                            \
 		__VA_ARGS__                                                \
-	};                                                                 \
-	ELT_PLUGIN_ENTRY_(ident)
+	}
 
 /* Adds a plugin; init runs now with `options` (NULL means none).  Up to
  * ELT_MAX_PLUGINS at once.  Safe while instrumented code runs: segments
@@ -111,7 +113,7 @@ ELT_API elt_status elt_plugin_load(const char *spec);
  *             ...
  *
  * At the end opt.key is NULL; a malformed string gives ELT_E_BAD_OPTION
- * with the position in elt_last_error(). */
+ * with the bad item quoted in elt_last_error(). */
 typedef struct elt_option {
 	const char *key;
 	size_t key_len;
@@ -128,8 +130,8 @@ ELT_API int elt_option_is(const elt_option *opt, const char *key);
 ELT_API void elt_report(const char *fmt, ...) ELT_PRINTF(1, 2);
 
 typedef void (*elt_diagnostic_handler)(const char *message, void *data);
-/* Redirects the library's diagnostics (load failures, bad input seen by
- * the helpers); NULL restores stderr. */
+/* Redirects the library's diagnostics (plugins that fail to load or to
+ * start, a shutdown that cannot wait for a thread); NULL restores stderr. */
 ELT_API void elt_set_diagnostic_handler(elt_diagnostic_handler handler,
 					void *data);
 

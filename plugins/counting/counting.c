@@ -40,7 +40,7 @@ enum problem {
 };
 
 static const char *const problem_text[PROBLEM_COUNT] = {
-	"Leave with no Enter of that function running",
+	"Leave or Tailcall with no Enter of that function running",
 	"continuation suspended twice without a resume",
 	"continuation resumed without a suspension",
 };
@@ -50,9 +50,13 @@ static const char *const problem_text[PROBLEM_COUNT] = {
  * may be seen before the suspending thread has finished its Leave, so each
  * continuation keeps a balance (+1 per suspend, -1 per resume) that must
  * stay within -1..1 and end at 0.  Open addressing; keys are never removed
- * (a continuation address reused later finds its slot at balance 0).
+ * (a continuation address reused later finds its slot at balance 0), and
+ * a probe gives up after MAX_PROBES slots: a continuation that finds no
+ * room is counted as untracked rather than slowing every segment down.
  */
-#define SUSPENDED_SLOTS (1u << 15)
+#define SUSPENDED_BITS 16
+#define SUSPENDED_SLOTS (1u << SUSPENDED_BITS)
+#define MAX_PROBES 64
 struct suspended_slot {
 	_Atomic uintptr_t continuation;
 	_Atomic long balance;
@@ -69,7 +73,7 @@ struct counting {
 	struct expectation *expect;
 	size_t nexpect;
 	pthread_mutex_t lock;           /* the function list, only */
-	struct counts *functions;       /* in registration order */
+	struct counts *functions;       /* in the order we learned of them */
 	struct counts **tail;
 	struct counts unregistered;
 	_Atomic uint64_t problems[PROBLEM_COUNT];
@@ -89,9 +93,13 @@ static elt_status parse_expect(struct counting *c, const char *v, size_t len)
 
 		if (item > len)
 			item = len;
-		if (!colon || colon == v || (size_t)(colon - v) >= sizeof(e->name))
+		if (!colon || colon == v)
 			return elt_set_error(ELT_E_BAD_OPTION,
 					     "expect: \"%.*s\" is not NAME:PAIRS", (int)item, v);
+		if ((size_t)(colon - v) >= sizeof(e->name))
+			return elt_set_error(ELT_E_BAD_OPTION,
+					     "expect: the name \"%.*s\" is longer than %zu bytes",
+					     (int)(colon - v), v, sizeof(e->name) - 1);
 		e = realloc(c->expect, (c->nexpect + 1) * sizeof(*e));
 		if (!e)
 			return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
@@ -101,9 +109,9 @@ static elt_status parse_expect(struct counting *c, const char *v, size_t len)
 		e->name[colon - v] = '\0';
 		errno = 0;
 		e->pairs = strtoul(colon + 1, &end, 10);
-		if (end != v + item || end == colon + 1 || errno)
+		if (end != v + item || colon[1] < '0' || colon[1] > '9' || errno)
 			return elt_set_error(ELT_E_BAD_OPTION,
-					     "expect: \"%.*s\": PAIRS must be a number",
+					     "expect: \"%.*s\": PAIRS must be a decimal number",
 					     (int)item, v);
 		c->nexpect++;
 		v += item;
@@ -129,6 +137,8 @@ static elt_status parse_options(struct counting *c, const char *options)
 			char path[4096];
 
 			snprintf(path, sizeof(path), "%.*s", (int)opt.value_len, opt.value);
+			if (c->close_out)
+				return elt_set_error(ELT_E_BAD_OPTION, "output given twice");
 			c->out = fopen(path, "w");
 			if (!c->out)
 				return elt_set_error(ELT_E_IO, "output: cannot write %s: %s",
@@ -200,10 +210,11 @@ static void problem(struct counting *c, struct counts *f, enum problem p)
  * 0 when the table is full. */
 static long balance(struct counting *c, uintptr_t k, long delta)
 {
-	unsigned i = (unsigned)((k >> 4) * 0x9e3779b1u) & (SUSPENDED_SLOTS - 1);
+	/* the high bits of the product depend on every bit of the address */
+	unsigned i = (unsigned)(((uint64_t)k * 0x9e3779b97f4a7c15ull) >> (64 - SUSPENDED_BITS));
 	unsigned probes;
 
-	for (probes = 0; probes < SUSPENDED_SLOTS; probes++) {
+	for (probes = 0; probes < MAX_PROBES; probes++) {
 		struct suspended_slot *s = &c->suspended[i];
 		uintptr_t seen = atomic_load_explicit(&s->continuation, memory_order_acquire);
 
@@ -272,7 +283,10 @@ static void counting_tailcall(const elt_info *info, void *state)
 
 	/* The frame is replaced: its segment ends here. */
 	count(f, ELT_SEGMENT_TAILCALL);
-	atomic_fetch_sub_explicit(&f->depth, 1, memory_order_relaxed);
+	if (atomic_fetch_sub_explicit(&f->depth, 1, memory_order_relaxed) <= 0) {
+		atomic_fetch_add_explicit(&f->depth, 1, memory_order_relaxed);
+		problem(c, f, LEAVE_WITHOUT_ENTER);
+	}
 }
 
 /* --- the report ---------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #include <cpuid.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 _Static_assert(offsetof(struct regs, vec) == REGS_VEC, "REGS_VEC");
@@ -25,8 +26,22 @@ _Static_assert(sizeof(struct regs) == REGS_SIZE, "REGS_SIZE");
 
 const size_t regs_size = sizeof(struct regs);
 
-/* 0 SSE, 1 AVX, 2 AVX-512: what the OS saves, so what the helper must. */
+/* 0 SSE, 1 AVX, 2 AVX-512: what the OS saves, so what the helper must;
+ * or less, as the library is told by $ASYNCELT_X86_VECTOR_WIDTH. */
+static unsigned cpu_vector_width(void);
 static unsigned vector_width(void)
+{
+	const char *limit = getenv("ASYNCELT_X86_VECTOR_WIDTH");
+	unsigned width = cpu_vector_width();
+
+	if (limit && strcmp(limit, "16") == 0)
+		return 0;
+	if (limit && strcmp(limit, "32") == 0 && width > 1)
+		return 1;
+	return width;
+}
+
+static unsigned cpu_vector_width(void)
 {
 	unsigned a, b, c, d;
 	uint32_t lo, hi;
@@ -141,6 +156,12 @@ void regs_clobber(void)
 		__asm__ volatile("vpcmpeqd %%ymm0, %%ymm0, %%ymm0; vmovdqa %%ymm0, %%ymm1; "
 				 "vmovdqa %%ymm0, %%ymm7; vzeroupper"
 				 ::: "xmm0", "xmm1", "xmm7");
+	/* fill the whole x87 stack, then empty it: with a long double result
+	 * left on it by the helper, this overflows and destroys it */
+	__asm__ volatile("fldpi; fldpi; fldpi; fldpi; fldpi; fldpi; fldpi; fldpi; "
+			 "fstp %%st(0); fstp %%st(0); fstp %%st(0); fstp %%st(0); "
+			 "fstp %%st(0); fstp %%st(0); fstp %%st(0); fstp %%st(0)"
+			 ::: "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)");
 	__asm__ volatile("mov $-1, %%rax; mov %%rax, %%rcx; mov %%rax, %%rdx; "
 			 "mov %%rax, %%rsi; mov %%rax, %%rdi; mov %%rax, %%r8; "
 			 "mov %%rax, %%r9; mov %%rax, %%r10; mov %%rax, %%r11"
