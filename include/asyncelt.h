@@ -226,7 +226,8 @@ ELT_API const char *elt_segment_kind_name(elt_segment_kind kind);
 typedef struct elt_info elt_info;
 
 /* Where a value lives: `length` bytes at `start` (the saved register image,
- * the caller's stack, or the per-callback scratch buffer). */
+ * the caller's stack, or the segment's scratch buffer, shared by the plugins
+ * of one segment and rewritten by each getter call that reassembles). */
 typedef struct elt_range {
 	uintptr_t start;
 	size_t length;
@@ -247,9 +248,9 @@ ELT_API const elt_function_desc *elt_get_function(const elt_info *info);
 ELT_API elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out);
 
 /* The continuation: the argument of a resume, the value a suspension
- * returns; NULL for a call or final return, or for a function that is not
- * async.  ELT_E_UNKNOWN_FUNCTION (and NULL) when the function was never
- * registered, since then nothing says where to look. */
+ * returns; NULL for a call, a final return, a tailcall, or a function that
+ * is not async.  ELT_E_UNKNOWN_FUNCTION (and NULL) for an Enter or Leave of
+ * a function never registered, since then nothing says where to look. */
 ELT_API elt_status elt_get_continuation(const elt_info *info, void **out);
 
 /* Arguments of an initial call, left to right, `this` included, the
