@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds libasyncelt for each ABI and runs its whole `make check` there:
+# natively for x86-64 SysV, under qemu-user for the Linux cross targets,
+# under wine for Win64.  Prints one table row per ABI and exits 1 if any
+# ABI failed.  Installs missing cross toolchains when run as root.
+#
+#   tests/cross/run-matrix.sh [ABI ...]      default: every ABI below
+#   MATRIX_DIR=dir    where the builds go (default: _matrix in the source)
+#
+# The sources are the working tree's tracked files, copied, so an in-tree
+# configure does not get in the way.
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+work=${MATRIX_DIR:-$here/_matrix}
+
+# abi  triplet  wrapper  packages
+abis='
+x86_64-sysv   -                      -                                     -
+x86_64-win64  x86_64-w64-mingw32     wine                                  gcc-mingw-w64-x86-64,wine
+i386          i686-linux-gnu         qemu-i386:/usr/i686-linux-gnu          gcc-i686-linux-gnu,qemu-user
+aarch64       aarch64-linux-gnu      qemu-aarch64:/usr/aarch64-linux-gnu    gcc-aarch64-linux-gnu,qemu-user
+arm-vfp       arm-linux-gnueabihf    qemu-arm:/usr/arm-linux-gnueabihf      gcc-arm-linux-gnueabihf,qemu-user
+arm-soft      arm-linux-gnueabi      qemu-arm:/usr/arm-linux-gnueabi        gcc-arm-linux-gnueabi,qemu-user
+riscv64       riscv64-linux-gnu      qemu-riscv64:/usr/riscv64-linux-gnu    gcc-riscv64-linux-gnu,qemu-user
+ppc64le       powerpc64le-linux-gnu  qemu-ppc64le:/usr/powerpc64le-linux-gnu gcc-powerpc64le-linux-gnu,qemu-user
+s390x         s390x-linux-gnu        qemu-s390x:/usr/s390x-linux-gnu        gcc-s390x-linux-gnu,qemu-user
+'
+
+wanted=("$@")
+[ ${#wanted[@]} -gt 0 ] || wanted=($(echo "$abis" | awk 'NF { print $1 }'))
+
+rm -rf "$work/src"
+mkdir -p "$work/src"
+(cd "$here" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$work/src" || exit 2
+(cd "$work/src" && ./autogen.sh >"$work/autogen.log" 2>&1) ||
+	{ echo "autogen failed: see $work/autogen.log" >&2; exit 2; }
+
+install_missing() {
+	local pkgs=() p
+	for p in ${1//,/ }; do
+		dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
+	done
+	[ ${#pkgs[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "missing packages: ${pkgs[*]} (run as root, or apt-get install them)" >&2
+		return 1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >/dev/null 2>&1 ||
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >/dev/null; }
+}
+
+count() {       # count KIND LOG
+	local n
+	n=$(sed -n "s/^# $1: *//p" "$2" 2>/dev/null | head -n 1)
+	echo "${n:-0}"
+}
+
+rows=() failed_abis=0
+for abi in "${wanted[@]}"; do
+	line=$(echo "$abis" | awk -v a="$abi" '$1 == a')
+	if [ -z "$line" ]; then
+		echo "unknown ABI: $abi" >&2
+		exit 2
+	fi
+	read -r _ triplet wrapper pkgs <<<"$line"
+	build="$work/$abi"
+	rm -rf "$build"
+	mkdir -p "$build"
+	host_args=() wrap=""
+	if [ "$triplet" != - ]; then
+		host_args=(--host="$triplet")
+		case $wrapper in
+		wine) wrap="wine" ;;
+		*) wrap="${wrapper%%:*} -L ${wrapper#*:}" ;;
+		esac
+	fi
+	echo "=== $abi" >&2
+	status=ok note=""
+	if [ "$pkgs" != - ] && ! install_missing "$pkgs"; then
+		status=FAIL note="toolchain missing"
+	elif ! (cd "$build" && "$work/src/configure" "${host_args[@]}" --enable-werror \
+			ELT_TEST_WRAPPER="$wrap" >configure.log 2>&1); then
+		status=FAIL note="configure failed: $build/configure.log"
+	elif ! (cd "$build" && make -j2 >build.log 2>&1); then
+		status=FAIL note="build failed: $build/build.log"
+	elif ! (cd "$build" && make -j2 check >check.log 2>&1); then
+		status=FAIL note="tests failed: $build/test-suite.log"
+	fi
+	log="$build/test-suite.log"
+	pass=$(count PASS "$log") fail=$(( $(count FAIL "$log") + $(count ERROR "$log") ))
+	skip=$(count SKIP "$log")
+	abi_name=$(grep -ho 'ABI: [a-z0-9_-]*' "$build"/tests/test-segments.log 2>/dev/null | head -n 1)
+	if [ "$status" = ok ] && grep -q '^SKIP: tests/test-segments' "$log" 2>/dev/null; then
+		note="no helpers for this ABI yet: helper tests SKIP"
+	fi
+	[ "$status" = ok ] && [ "$fail" = 0 ] || { status=FAIL; failed_abis=$((failed_abis + 1)); }
+	rows+=("$(printf '| %-13s | %6s | %6s | %7s | %-4s | %s' "$abi" "$pass" "$fail" "$skip" "$status" "${note:-${abi_name#ABI: }}")")
+done
+
+printf '| %-13s | %6s | %6s | %7s | %-4s | %s\n' ABI passed failed skipped     result note
+printf '|%s|\n' "---------------|--------|--------|---------|------|------"
+printf '%s\n' "${rows[@]}"
+[ "$failed_abis" = 0 ]
