@@ -1,0 +1,93 @@
+/*
+ * AArch64 (AAPCS64, Linux) helpers: elt_helper_enter, elt_helper_leave and
+ * elt_helper_tailcall, called by instrumented code (doc/abi.md).
+ *
+ *   in:  16 bytes the caller reserved below its SP before the bl: the
+ *        function id at [sp], the caller SP at [sp, #8].  The helper
+ *        releases them: SP is 16 bytes higher when it returns.
+ *        x29 is the instrumented function's frame record (its saved x29
+ *        and x30): the return address elt_get_frame_info reports.
+ *   out: x0-x8 unchanged (arguments, results, the continuation return x2,
+ *        the indirect result location x8), q0-q7 unchanged at their full
+ *        128 bits, FPCR and FPSR unchanged, the callee-saved x19-x29 and
+ *        d8-d15 unchanged (C code keeps them), x30 the return address of
+ *        the bl.  Only x9-x18 (temporaries: a PLT or veneer may clobber
+ *        x16/x17 and the lazy resolver x9-x15 anyway), NZCV, v16-v31 and
+ *        the upper halves of v8-v15 may change.
+ *
+ * The helper builds a frame record, so x29 chains it to the instrumented
+ * function, and describes every step with CFI: debuggers and backtrace()
+ * unwind through it.  The CFA is the SP at the bl (the two words still
+ * reserved), which is what the caller's own unwind rules at that bl
+ * expect.
+ */
+#include "asm.h"
+#include "frame.h"
+#include "hook.h"
+
+	.text
+
+.macro HELPER name, hook
+ELT_ENTRY(\name)
+	ELT_SIGN_LR                     /* with SP at entry as the modifier */
+	stp	x29, x30, [sp, #-ELT_AARCH64_FRAME_SIZE]!
+	.cfi_def_cfa_offset ELT_AARCH64_FRAME_SIZE
+	.cfi_offset x29, -ELT_AARCH64_FRAME_SIZE + ELT_AARCH64_FP
+	.cfi_offset x30, -ELT_AARCH64_FRAME_SIZE + ELT_AARCH64_LR
+	mov	x29, sp
+	.cfi_def_cfa_register x29
+
+	stp	x0, x1, [sp, #ELT_AARCH64_X0]
+	stp	x2, x3, [sp, #ELT_AARCH64_X0 + 16]
+	stp	x4, x5, [sp, #ELT_AARCH64_X0 + 32]
+	stp	x6, x7, [sp, #ELT_AARCH64_X0 + 48]
+	str	x8, [sp, #ELT_AARCH64_X8]
+	stp	q0, q1, [sp, #ELT_AARCH64_Q0]
+	stp	q2, q3, [sp, #ELT_AARCH64_Q0 + 2 * ELT_AARCH64_Q_SLOT]
+	stp	q4, q5, [sp, #ELT_AARCH64_Q0 + 4 * ELT_AARCH64_Q_SLOT]
+	stp	q6, q7, [sp, #ELT_AARCH64_Q0 + 6 * ELT_AARCH64_Q_SLOT]
+	mov	w9, #\hook
+	str	w9, [sp, #ELT_AARCH64_HOOK]
+	mrs	x9, fpcr
+	mrs	x10, fpsr
+	stp	x9, x10, [sp, #ELT_AARCH64_FPCR]
+
+	mov	x0, sp                  /* 16-byte aligned: the frame size is */
+	bl	elt_aarch64_dispatch
+
+	/* A plugin may have changed the rounding mode; writing FPCR can
+	 * stall the pipeline, so only when it did. */
+	ldp	x9, x10, [sp, #ELT_AARCH64_FPCR]
+	mrs	x11, fpcr
+	cmp	x11, x9
+	b.eq	1f
+	msr	fpcr, x9
+1:	msr	fpsr, x10
+	ldp	q0, q1, [sp, #ELT_AARCH64_Q0]
+	ldp	q2, q3, [sp, #ELT_AARCH64_Q0 + 2 * ELT_AARCH64_Q_SLOT]
+	ldp	q4, q5, [sp, #ELT_AARCH64_Q0 + 4 * ELT_AARCH64_Q_SLOT]
+	ldp	q6, q7, [sp, #ELT_AARCH64_Q0 + 6 * ELT_AARCH64_Q_SLOT]
+	ldp	x0, x1, [sp, #ELT_AARCH64_X0]
+	ldp	x2, x3, [sp, #ELT_AARCH64_X0 + 16]
+	ldp	x4, x5, [sp, #ELT_AARCH64_X0 + 32]
+	ldp	x6, x7, [sp, #ELT_AARCH64_X0 + 48]
+	ldr	x8, [sp, #ELT_AARCH64_X8]
+
+	ldp	x29, x30, [sp], #ELT_AARCH64_FRAME_SIZE
+	.cfi_def_cfa sp, 0
+	.cfi_restore x29
+	.cfi_restore x30
+	ELT_AUTH_LR                     /* SP is back to what it was at entry */
+	add	sp, sp, #ELT_AARCH64_CALLER_WORDS
+	.cfi_def_cfa_offset -ELT_AARCH64_CALLER_WORDS
+	ret
+ELT_END(\name)
+.endm
+
+	ELT_LOCAL(elt_aarch64_dispatch)
+
+	HELPER	elt_helper_enter, ELT_HOOK_ENTER
+	HELPER	elt_helper_leave, ELT_HOOK_LEAVE
+	HELPER	elt_helper_tailcall, ELT_HOOK_TAILCALL
+
+	ELT_OBJECT_NOTES
