@@ -10,6 +10,7 @@
 #include "frame.h"
 
 #include <stddef.h>
+#include <sys/auxv.h>
 
 #if defined(__AARCH64EB__)
 # error "big-endian AArch64 is not supported: values sit in the low bytes of their slots here"
@@ -46,6 +47,20 @@ _Static_assert(sizeof(long double) == 16 && __LDBL_MANT_DIG__ == 113,
 #undef CHECK
 
 const char elt_arch_abi[] = "aarch64";
+
+#ifndef HWCAP_SVE
+# define HWCAP_SVE (1ul << 22)
+#endif
+
+/* Read by helpers.S on every call: 1 when the CPU has SVE, whose z0-z7
+ * and p0-p3 carry arguments and results wider than q0-q7.  Written once,
+ * before any helper can run. */
+ELT_HIDDEN unsigned char elt_aarch64_sve;
+
+__attribute__((constructor)) static void detect_sve(void)
+{
+	elt_aarch64_sve = (getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
+}
 
 ELT_HIDDEN void elt_aarch64_dispatch(struct elt_aarch64_frame *frame);
 

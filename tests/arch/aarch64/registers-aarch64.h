@@ -13,7 +13,11 @@
 #define REGS_MISALIGN    784    /* uint32, in: SP = 16 mod 32 at the call */
 #define REGS_FUNCTION_ID 792    /* in: stored for the helper */
 #define REGS_CALLER_SP   800    /* in: stored for the helper */
-#define REGS_SIZE        832
+#define REGS_VL          808    /* uint64: SVE vector length in bytes, 0 without SVE */
+#define REGS_Z           832    /* 32 x VL bytes, room for VL = 256: z0-z31 */
+#define REGS_P          9024    /* 16 x VL/8 bytes, room for VL = 256: p0-p15 */
+#define REGS_SIZE       9536
+#define REGS_VL_MAX      256
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -27,10 +31,18 @@ struct regs {
 	uint32_t pad;
 	uint64_t function_id;
 	uint64_t caller_sp;
+	uint64_t vl;
+	uint64_t pad2[2];
+	unsigned char z[32 * REGS_VL_MAX];      /* z<n> at n * vl */
+	unsigned char p[16 * REGS_VL_MAX / 8];  /* p<n> at n * vl / 8 */
 } __attribute__((aligned(64)));
 
 extern uint64_t regs_sp_at_call;        /* SP just before the two words */
 extern uint64_t regs_return_point;      /* the instruction after the call */
+
+/* registers-call.S: SVE, called only where the CPU has it. */
+uint64_t regs_sve_vl(void);             /* the vector length in bytes */
+void regs_clobber_sve(void);            /* z0-z7, z16-z31, p0-p15 */
 
 #endif
 

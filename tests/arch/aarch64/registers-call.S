@@ -11,6 +11,8 @@
 
 #define FRAME 176               /* x29, x30, x19-x28, d8-d15, fpcr, fpsr */
 
+	.arch_extension sve     /* used only when the CPU has it */
+
 	.bss
 	.p2align 3
 saved_sp:	.quad 0
@@ -56,6 +58,8 @@ ELT_ENTRY(regs_call)
 	str	x2, [x9, :lo12:out_ptr]
 	mov	x13, x0                 /* the helper */
 	mov	x12, x1                 /* in */
+	ldr	x9, [x12, #REGS_VL]     /* capture as much as is loaded */
+	str	x9, [x2, #REGS_VL]
 
 	mov	x10, sp
 	and	x10, x10, #~31
@@ -77,7 +81,20 @@ ELT_ENTRY(regs_call)
 	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
 	ldr	q\n, [x12, #REGS_Q + \n * 16]
 	.endr
-	ldr	x9, [x12, #REGS_FUNCTION_ID]
+	/* SVE: the whole z registers (their low 128 bits are the q values)
+	 * and the predicates, after the q loads, which zero the rest */
+	ldr	x14, [x12, #REGS_VL]
+	cbz	x14, 3f
+	add	x14, x12, #REGS_Z
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	ldr	z\n, [x14, #\n, mul vl]
+	.endr
+	mov	x15, #REGS_P
+	add	x14, x12, x15
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	ldr	p\n, [x14, #\n, mul vl]
+	.endr
+3:	ldr	x9, [x12, #REGS_FUNCTION_ID]
 	ldr	x10, [x12, #REGS_CALLER_SP]
 	ldp	x0, x1, [x12, #REGS_X + 0 * 8]
 	ldp	x2, x3, [x12, #REGS_X + 2 * 8]
@@ -116,6 +133,18 @@ ELT_ENTRY(regs_call)
 	mrs	x11, fpsr
 	str	x10, [x9, #REGS_FPCR]
 	str	x11, [x9, #REGS_FPSR]
+	ldr	x10, [x9, #REGS_VL]
+	cbz	x10, 4f
+	add	x10, x9, #REGS_Z
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	str	z\n, [x10, #\n, mul vl]
+	.endr
+	mov	x11, #REGS_P
+	add	x10, x9, x11
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	str	p\n, [x10, #\n, mul vl]
+	.endr
+4:
 
 	adrp	x9, saved_sp
 	ldr	x10, [x9, :lo12:saved_sp]
@@ -148,6 +177,24 @@ ELT_ENTRY(regs_call)
 	.cfi_restore x28
 	ret
 ELT_END(regs_call)
+
+/* uint64_t regs_sve_vl(void) */
+ELT_ENTRY(regs_sve_vl)
+	rdvl	x0, #1
+	ret
+ELT_END(regs_sve_vl)
+
+/* void regs_clobber_sve(void): what the base procedure call standard
+ * lets any function change (z8-z15 keep their low 64 bits, d8-d15). */
+ELT_ENTRY(regs_clobber_sve)
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+	mov	z\n\().b, #-1
+	.endr
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	pfalse	p\n\().b
+	.endr
+	ret
+ELT_END(regs_clobber_sve)
 
 	.data
 	.p2align 3

@@ -1,8 +1,9 @@
 /*
  * AArch64 (AAPCS64, Linux): what the helpers must preserve (doc/abi.md):
- * x0-x8, the callee-saved x19-x29, q0-q7 at their full 128 bits, d8-d15,
- * FPCR and FPSR, x30 pointing after the call, and SP back above the two
- * words the caller reserved.
+ * x0-x8, the callee-saved x19-x29, q0-q7 at their full 128 bits (z0-z7
+ * at the vector length and p0-p3 with SVE), d8-d15, FPCR and FPSR, x30
+ * pointing after the call, and SP back above the two words the caller
+ * reserved.
  */
 #include "registers.h"
 #include "registers-aarch64.h"
@@ -20,6 +21,9 @@ _Static_assert(offsetof(struct regs, fpsr) == REGS_FPSR, "REGS_FPSR");
 _Static_assert(offsetof(struct regs, misalign) == REGS_MISALIGN, "REGS_MISALIGN");
 _Static_assert(offsetof(struct regs, function_id) == REGS_FUNCTION_ID, "REGS_FUNCTION_ID");
 _Static_assert(offsetof(struct regs, caller_sp) == REGS_CALLER_SP, "REGS_CALLER_SP");
+_Static_assert(offsetof(struct regs, vl) == REGS_VL, "REGS_VL");
+_Static_assert(offsetof(struct regs, z) == REGS_Z, "REGS_Z");
+_Static_assert(offsetof(struct regs, p) == REGS_P, "REGS_P");
 _Static_assert(sizeof(struct regs) == REGS_SIZE, "REGS_SIZE");
 
 const size_t regs_size = sizeof(struct regs);
@@ -33,12 +37,21 @@ const size_t regs_size = sizeof(struct regs);
 # define HWCAP_SVE (1ul << 22)
 #endif
 
+static uint64_t sve_vl(void)
+{
+	return getauxval(AT_HWCAP) & HWCAP_SVE ? regs_sve_vl() : 0;
+}
+
 const char *regs_describe(void)
 {
-	if (getauxval(AT_HWCAP) & HWCAP_SVE)
-		return "AdvSIMD q0-7, 16 bytes each (SVE present: the z bits above "
-		       "128 and p0-p15 are not preserved)";
-	return "AdvSIMD q0-7, 16 bytes each";
+	static char text[96];
+	uint64_t vl = sve_vl();
+
+	if (!vl)
+		return "AdvSIMD: q0-7, 16 bytes each";
+	snprintf(text, sizeof(text), "SVE: z0-7, %llu bytes each, and p0-3",
+		 (unsigned long long)vl);
+	return text;
 }
 
 unsigned regs_leave_variants(void)
@@ -63,6 +76,17 @@ void regs_fill(struct regs *in, unsigned seed, unsigned variant, int misalign,
 	for (i = 0; i < 32; i++)
 		for (j = 0; j < 16; j++)
 			in->q[i][j] = (unsigned char)(i * 16 + j + seed);
+	in->vl = sve_vl();
+	if (in->vl > REGS_VL_MAX)
+		in->vl = 0;             /* beyond the architecture's 2048 bits */
+	for (i = 0; in->vl && i < 32; i++)      /* the q values, then more */
+		for (j = 0; j < (int)in->vl; j++)
+			in->z[i * in->vl + (unsigned)j] = j < 16 ? in->q[i][j] :
+				(unsigned char)(0xa5 ^ (i * 7 + j + seed));
+	for (i = 0; in->vl && i < 16; i++)
+		for (j = 0; j < (int)in->vl / 8; j++)
+			in->p[i * in->vl / 8 + (unsigned)j] =
+				(unsigned char)(0x3c + i * 16 + j + seed);
 	/* round toward zero, flush to zero, default NaN, alternative half
 	 * precision: none of them the default */
 	in->fpcr = (3ull << 22) | (1ull << 24) | (1ull << 25) | (1ull << 26);
@@ -106,6 +130,13 @@ int regs_compare(const struct regs *in, const struct regs *out, char *why,
 	for (i = 8; i < 16; i++)
 		if (memcmp(in->q[i], out->q[i], 8))
 			return snprintf(why, why_len, "d%u (callee-saved) changed", i), 0;
+	for (i = 0; in->vl && i < 8; i++)
+		if (memcmp(in->z + i * in->vl, out->z + i * in->vl, in->vl))
+			return snprintf(why, why_len, "z%u (%llu bytes) changed", i,
+					(unsigned long long)in->vl), 0;
+	for (i = 0; in->vl && i < 4; i++)
+		if (memcmp(in->p + i * in->vl / 8, out->p + i * in->vl / 8, in->vl / 8))
+			return snprintf(why, why_len, "p%u changed", i), 0;
 	if ((in->fpcr & FPCR_CONTROL) != (out->fpcr & FPCR_CONTROL))
 		return snprintf(why, why_len, "fpcr %#llx became %#llx",
 				(unsigned long long)in->fpcr,
@@ -142,4 +173,6 @@ void regs_clobber(void)
 		    "x11", "x12", "x13", "x14", "x15", "x16", "x17");
 	/* the default rounding mode and no flags: a plugin may change both */
 	__asm__ volatile("msr fpcr, xzr\n\tmsr fpsr, xzr" ::: "memory");
+	if (sve_vl())
+		regs_clobber_sve();
 }
