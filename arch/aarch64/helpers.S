@@ -31,6 +31,10 @@
 	.text
 
 .macro HELPER name, hook
+	/* Not the base procedure call standard: the dynamic linker then binds
+	 * calls to it at load time, never through the lazy resolver, which
+	 * keeps only x0-x8 and q0-q7 (not z0-z7, p0-p3) live. */
+	.variant_pcs \name
 ELT_ENTRY(\name)
 	ELT_SIGN_LR                     /* with SP at entry as the modifier */
 	stp	x29, x30, [sp, #-ELT_AARCH64_FRAME_SIZE]!
