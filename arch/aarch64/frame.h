@@ -18,6 +18,9 @@
  * them, the helper allocates ELT_AARCH64_FRAME_SIZE bytes below them.
  * Its first two words are the helper's frame record: x29 then points at
  * it, chained to the instrumented function's own record.
+ *
+ * Where the CPU has SVE, z0-z7 and then p0-p3 are stored below the image
+ * (9 vector lengths); nothing decodes them yet, they are only restored.
  */
 #ifndef ELT_AARCH64_FRAME_H
 #define ELT_AARCH64_FRAME_H
