@@ -9,8 +9,35 @@
 
 #if defined(__x86_64__) && defined(__CET__) && (__CET__ & 1)
 # define ELT_LANDING_PAD endbr64
+#elif defined(__aarch64__) && defined(__ARM_FEATURE_BTI_DEFAULT) && \
+	__ARM_FEATURE_BTI_DEFAULT
+# define ELT_LANDING_PAD bti c
 #else
 # define ELT_LANDING_PAD
+#endif
+
+/* AArch64 return-address signing (-mbranch-protection=pac-ret...): a
+ * function that spills x30 signs it first (ELT_SIGN_LR, right after
+ * ELT_ENTRY, with SP as it was on entry) and authenticates it back
+ * (ELT_AUTH_LR, with the same SP) before returning.  The CFI tells
+ * unwinders that x30 is signed in between.  Bit 1 of
+ * __ARM_FEATURE_PAC_DEFAULT selects the B key, whose frames the CIE must
+ * say so (ELT_KEY_FRAME). */
+#if defined(__aarch64__) && defined(__ARM_FEATURE_PAC_DEFAULT) && \
+	__ARM_FEATURE_PAC_DEFAULT
+# if __ARM_FEATURE_PAC_DEFAULT & 2
+#  define ELT_KEY_FRAME .cfi_b_key_frame
+#  define ELT_SIGN_LR pacibsp; .cfi_negate_ra_state
+#  define ELT_AUTH_LR autibsp; .cfi_negate_ra_state
+# else
+#  define ELT_KEY_FRAME
+#  define ELT_SIGN_LR paciasp; .cfi_negate_ra_state
+#  define ELT_AUTH_LR autiasp; .cfi_negate_ra_state
+# endif
+#else
+# define ELT_KEY_FRAME
+# define ELT_SIGN_LR
+# define ELT_AUTH_LR
 #endif
 
 /* An exported helper: global, typed, sized, with CFI from its first byte. */
@@ -20,6 +47,7 @@
 	.p2align 4;                     \
 sym:                                    \
 	.cfi_startproc;                 \
+	ELT_KEY_FRAME;                  \
 	ELT_LANDING_PAD
 
 #define ELT_END(sym)                    \
@@ -47,6 +75,34 @@ sym:                                    \
 	.long 0xc0000002;       /* X86_FEATURE_1_AND */      \
 	.long 4;                                             \
 	.long __CET__;          /* 1 = IBT, 2 = SHSTK */     \
+	.p2align 3;                                          \
+	.popsection
+/* AArch64: this object is BTI compatible (every helper starts with a
+ * landing pad) and, with pac-ret, signs the return addresses it spills:
+ * said only when the build asked for it, like the compiler does. */
+# elif defined(__aarch64__) && \
+	((defined(__ARM_FEATURE_BTI_DEFAULT) && __ARM_FEATURE_BTI_DEFAULT) || \
+	 (defined(__ARM_FEATURE_PAC_DEFAULT) && __ARM_FEATURE_PAC_DEFAULT))
+#  if defined(__ARM_FEATURE_BTI_DEFAULT) && __ARM_FEATURE_BTI_DEFAULT
+#   define ELT_AARCH64_BTI 1
+#  else
+#   define ELT_AARCH64_BTI 0
+#  endif
+#  if defined(__ARM_FEATURE_PAC_DEFAULT) && __ARM_FEATURE_PAC_DEFAULT
+#   define ELT_AARCH64_PAC 2
+#  else
+#   define ELT_AARCH64_PAC 0
+#  endif
+#  define ELT_NOTE_PROPERTY                                   \
+	.pushsection .note.gnu.property, "a";                \
+	.p2align 3;                                          \
+	.long 4;                /* name size: "GNU\0" */     \
+	.long 16;               /* descriptor size */        \
+	.long 5;                /* NT_GNU_PROPERTY_TYPE_0 */ \
+	.asciz "GNU";                                        \
+	.long 0xc0000000;       /* AARCH64_FEATURE_1_AND */  \
+	.long 4;                                             \
+	.long ELT_AARCH64_BTI | ELT_AARCH64_PAC; /* 1 BTI, 2 PAC */ \
 	.p2align 3;                                          \
 	.popsection
 # else

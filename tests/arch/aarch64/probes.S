@@ -1,0 +1,97 @@
+/*
+ * AArch64 probes (tests/probes.h): instrumented functions that call the
+ * helpers exactly as doc/abi.md tells a JIT to.  Each has a frame record
+ * (x29 points at its saved x29, x30) when it calls a helper.
+ */
+#include "asm.h"
+
+/* Reserve the helper's two words: the function id and the caller SP,
+ * remembering both, and the return address, for the test.  x9-x11 are
+ * free here: every argument register stays live. */
+.macro PUSH_HELPER_ARGS
+	add	x9, x29, #16            /* caller SP: above our frame record */
+	adrp	x10, probe_caller_sp
+	str	x9, [x10, :lo12:probe_caller_sp]
+	ldr	x11, [x29, #8]          /* our return address */
+	adrp	x10, probe_return_address
+	str	x11, [x10, :lo12:probe_return_address]
+	adrp	x10, probe_function
+	ldr	x10, [x10, :lo12:probe_function]
+	stp	x10, x9, [sp, #-16]!
+.endm
+
+.macro PROLOG
+	stp	x29, x30, [sp, #-16]!
+	.cfi_def_cfa_offset 16
+	.cfi_offset x29, -16
+	.cfi_offset x30, -8
+	mov	x29, sp
+	.cfi_def_cfa_register x29
+.endm
+
+.macro EPILOG
+	ldp	x29, x30, [sp], #16
+	.cfi_def_cfa sp, 0
+	.cfi_restore x29
+	.cfi_restore x30
+	ret
+.endm
+
+	.text
+ELT_ENTRY(probe_enter)
+	PROLOG
+	PUSH_HELPER_ARGS
+	bl	elt_helper_enter        /* releases the two words */
+	EPILOG
+ELT_END(probe_enter)
+	.globl	probe_enter_end
+probe_enter_end:
+
+ELT_ENTRY(probe_leave)
+	PROLOG
+	adrp	x16, probe_target
+	ldr	x16, [x16, :lo12:probe_target]
+	blr	x16                     /* x0-x8 (x8: a result buffer) pass through */
+	adrp	x9, probe_continuation
+	ldr	x2, [x9, :lo12:probe_continuation]
+	PUSH_HELPER_ARGS
+	bl	elt_helper_leave
+	EPILOG
+ELT_END(probe_leave)
+
+ELT_ENTRY(probe_tailcall)
+	PROLOG
+	PUSH_HELPER_ARGS
+	bl	elt_helper_tailcall
+	EPILOG
+ELT_END(probe_tailcall)
+
+ELT_ENTRY(probe_pair)
+	PROLOG
+	PUSH_HELPER_ARGS
+	bl	elt_helper_enter
+	PUSH_HELPER_ARGS
+	bl	elt_helper_leave
+	EPILOG
+ELT_END(probe_pair)
+
+ELT_ENTRY(probe_bare)
+	PROLOG
+	EPILOG
+ELT_END(probe_bare)
+
+	.data
+	.p2align 3
+	.globl	probe_function, probe_target, probe_continuation
+	.globl	probe_caller_sp, probe_return_address
+	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+probe_function:		.quad 0
+probe_target:		.quad 0
+probe_continuation:	.quad 0
+probe_caller_sp:	.quad 0
+probe_return_address:	.quad 0
+probe_enter_address:	.quad probe_enter
+probe_leave_address:	.quad probe_leave
+probe_tailcall_address:	.quad probe_tailcall
+
+	ELT_OBJECT_NOTES
