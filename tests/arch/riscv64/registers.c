@@ -62,8 +62,9 @@ void regs_fill(struct regs *in, unsigned seed, unsigned variant, int misalign,
 	(void)variant;
 	memset(in, 0, sizeof(*in));
 	__asm__("mv %0, gp; mv %1, tp" : "=r"(gp), "=r"(tp));
+	/* distinct, and never 0 or -1 (what regs_clobber writes) */
 	for (i = T0; i < 32; i++)
-		in->x[i] = 0x1111111111111111ull * (uint64_t)(i + 1) ^ seed;
+		in->x[i] = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1) ^ ((uint64_t)seed << 32);
 	in->x[GP] = gp;
 	in->x[TP] = tp;
 	/* Not NaN-boxed floats: a helper that kept only 32 bits (flw/fsw
