@@ -349,6 +349,113 @@ static void test_arguments(void)
 	ok(seen.ranges[4].length == sizeof(cd) && cd == 5.0 + 6.0i, "complex double");
 }
 
+/* Where the registers run out or a value is split, and variadic calls:
+ * where ABIs differ most.  riscv64: an FP argument that finds no FP
+ * register takes an integer one; a 16-byte value may be split between the
+ * last integer register and the stack; a complex value that finds one FP
+ * register goes in integer ones; variadic arguments follow the integer
+ * convention, 16-aligned ones in an even-odd pair.  A port that does not
+ * decode variadic calls says so (ELT_E_UNSUPPORTED): those are skipped. */
+typedef _Complex float complex_float;
+typedef _Complex double complex_double;
+
+static int variadic_decoded(int n, const char *what)
+{
+	if (seen.enter_st == ELT_E_UNSUPPORTED) {
+		tap_skip(n, "variadic calls are not decoded on this ABI");
+		return 0;
+	}
+	is_int(seen.enter_st, ELT_OK, "%s: decoded", what);
+	return 1;
+}
+
+static void test_edges(void)
+{
+	elt_function_id id = 0x6000;
+
+	elt_register_function(++id, "FpOverflow", "v(d d d d d d d d d f i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(double, double, double, double, double, double, double, double,
+			  double, float, int32_t), probe_enter)(
+		1, 2, 3, 4, 5, 6, 7, 8, 9.5, 10.5f, 11);
+	is_int(seen.enter_st, ELT_OK, "9 doubles, a float, an int32: decoded");
+	ARG_IS(7, double, 8.0);
+	ARG_IS(8, double, 9.5);
+	ARG_IS(9, float, 10.5f);
+	ARG_IS(10, int32_t, 11);
+
+	elt_register_function(++id, "SplitLongDouble", "v(l l l l l l l D i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+			  long double, int32_t), probe_enter)(1, 2, 3, 4, 5, 6, 7, 3.25L, 9);
+	is_int(seen.enter_st, ELT_OK, "7 int64, a long double, an int32: decoded");
+	ARG_IS(7, long double, 3.25L);
+	ARG_IS(8, int32_t, 9);
+
+#ifdef __SIZEOF_INT128__
+	elt_register_function(++id, "SplitInt128", "v(l l l l l l l q i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+			  __int128, int32_t), probe_enter)(
+		1, 2, 3, 4, 5, 6, 7, ((__int128)0xaaaa << 64) | 0xbbbb, 9);
+	is_int(seen.enter_st, ELT_OK, "7 int64, an __int128, an int32: decoded");
+	ARG_IS(7, __int128, ((__int128)0xaaaa << 64) | 0xbbbb);
+	ARG_IS(8, int32_t, 9);
+#else
+	tap_skip(3, "no __int128 on this ABI");
+#endif
+
+	elt_register_function(++id, "ComplexLeftovers", "v(d d d d d d d Cf Cd d)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(double, double, double, double, double, double, double,
+			  complex_float, complex_double, double), probe_enter)(
+		1, 2, 3, 4, 5, 6, 7, 3.0f + 4.0fi, 5.0 + 6.0i, 8.5);
+	is_int(seen.enter_st, ELT_OK, "7 doubles, complex float, complex double, double: "
+	       "decoded");
+	ARG_IS(7, complex_float, 3.0f + 4.0fi);
+	ARG_IS(8, complex_double, 5.0 + 6.0i);
+	ARG_IS(9, double, 8.5);
+
+	elt_register_function(++id, "SplitComplex", "v(l l l l l l l d d d d d d d d Cd i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+			  double, double, double, double, double, double, double, double,
+			  complex_double, int32_t), probe_enter)(
+		1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6, 7, 8, 5.0 + 6.0i, 9);
+	is_int(seen.enter_st, ELT_OK, "7 int64, 8 doubles, complex double, int32: decoded");
+	ARG_IS(15, complex_double, 5.0 + 6.0i);
+	ARG_IS(16, int32_t, 9);
+
+	elt_register_function(++id, "Variadic", "v(i ... d D Cf Cd i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int32_t, ...), probe_enter)(
+		1, 2.5, 3.25L, 3.0f + 4.0fi, 5.0 + 6.0i, 7);
+	if (variadic_decoded(6, "variadic double, long double, complex, int32")) {
+		ARG_IS(1, double, 2.5);
+		ARG_IS(2, long double, 3.25L);
+		ARG_IS(3, complex_float, 3.0f + 4.0fi);
+		ARG_IS(4, complex_double, 5.0 + 6.0i);
+		ARG_IS(5, int32_t, 7);
+	}
+
+	elt_register_function(++id, "VariadicPair", "v(i ... D i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int32_t, ...), probe_enter)(1, 3.25L, 7);
+	if (variadic_decoded(3, "variadic long double after one int32")) {
+		ARG_IS(1, long double, 3.25L);
+		ARG_IS(2, int32_t, 7);
+	}
+
+	elt_register_function(++id, "VariadicLast", "v(l l l l l l l ... D i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+			  ...), probe_enter)(1, 2, 3, 4, 5, 6, 7, 3.25L, 9);
+	if (variadic_decoded(3, "variadic long double after 7 int64")) {
+		ARG_IS(7, long double, 3.25L);
+		ARG_IS(8, int32_t, 9);
+	}
+}
+
 /* --- return values -------------------------------------------------------- */
 
 /* One function per type, each returning a known value the compiler puts
@@ -456,6 +563,7 @@ int main(void)
 	test_classification();
 	test_buffer_protocol();
 	test_arguments();
+	test_edges();
 	test_returns();
 	test_guard_and_unwind();
 	elt_shutdown();

@@ -1,0 +1,101 @@
+/*
+ * riscv64 LP64D probes (tests/probes.h): instrumented functions that call
+ * the helpers exactly as doc/abi.md tells a JIT to.  Every probe keeps the
+ * standard frame record (ra at caller SP - 8, s0 = caller SP), and calls the
+ * helpers through the PLT, so the first call of each runs the lazy
+ * resolver: the stack inputs must survive it.
+ */
+#include "asm.h"
+
+/* Reserve 16 bytes, store the function id and the caller SP there,
+ * remembering both (and the return address) for the test.  Only t0 and t1
+ * are used: every argument and result register stays live. */
+.macro HELPER_ARGS
+	sd	s0, probe_caller_sp, t0
+	ld	t1, -8(s0)
+	sd	t1, probe_return_address, t0
+	ld	t1, probe_function
+	addi	sp, sp, -16
+	sd	t1, 0(sp)
+	sd	s0, 8(sp)
+.endm
+
+.macro PROLOG
+	addi	sp, sp, -16
+	.cfi_def_cfa_offset 16
+	sd	ra, 8(sp)
+	.cfi_rel_offset ra, 8
+	sd	s0, 0(sp)
+	.cfi_rel_offset s0, 0
+	addi	s0, sp, 16
+	.cfi_def_cfa s0, 0
+.endm
+
+.macro EPILOG
+	ld	ra, -8(s0)
+	.cfi_restore ra
+	addi	sp, s0, -16             /* where the helper left it anyway */
+	.cfi_def_cfa sp, 16
+	ld	s0, 0(sp)
+	.cfi_restore s0
+	addi	sp, sp, 16
+	.cfi_def_cfa_offset 0
+	ret
+.endm
+
+	.text
+ELT_ENTRY(probe_enter)
+	PROLOG
+	HELPER_ARGS
+	call	elt_helper_enter@plt
+	EPILOG
+ELT_END(probe_enter)
+	.globl	probe_enter_end
+probe_enter_end:
+
+ELT_ENTRY(probe_leave)
+	PROLOG
+	ld	t0, probe_target
+	jalr	t0                      /* a0 (a result's address) passes through */
+	ld	a2, probe_continuation  /* the continuation return register */
+	HELPER_ARGS
+	call	elt_helper_leave@plt
+	EPILOG
+ELT_END(probe_leave)
+
+ELT_ENTRY(probe_tailcall)
+	PROLOG
+	HELPER_ARGS
+	call	elt_helper_tailcall@plt
+	EPILOG
+ELT_END(probe_tailcall)
+
+ELT_ENTRY(probe_pair)
+	PROLOG
+	HELPER_ARGS
+	call	elt_helper_enter@plt
+	HELPER_ARGS
+	call	elt_helper_leave@plt
+	EPILOG
+ELT_END(probe_pair)
+
+ELT_ENTRY(probe_bare)
+	PROLOG
+	EPILOG
+ELT_END(probe_bare)
+
+	.data
+	.p2align 3
+	.globl	probe_function, probe_target, probe_continuation
+	.globl	probe_caller_sp, probe_return_address
+	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+probe_function:		.dword 0
+probe_target:		.dword 0
+probe_continuation:	.dword 0
+probe_caller_sp:	.dword 0
+probe_return_address:	.dword 0
+probe_enter_address:	.dword probe_enter
+probe_leave_address:	.dword probe_leave
+probe_tailcall_address:	.dword probe_tailcall
+
+	ELT_OBJECT_NOTES
