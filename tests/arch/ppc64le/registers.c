@@ -150,7 +150,7 @@ int regs_compare(const struct regs *in, const struct regs *out, char *why,
 
 void regs_clobber(void)
 {
-	/* f0-f13 and the halves above them, v0-v19 */
+	/* f0-f13 and the halves above them, v0-v19, VSCR */
 	__asm__ volatile("xxleqv 0,0,0; xxleqv 1,1,1; xxleqv 2,2,2; xxleqv 3,3,3; "
 			 "xxleqv 4,4,4; xxleqv 5,5,5; xxleqv 6,6,6; xxleqv 7,7,7; "
 			 "xxleqv 8,8,8; xxleqv 9,9,9; xxleqv 10,10,10; xxleqv 11,11,11; "
@@ -161,7 +161,8 @@ void regs_clobber(void)
 			 "vspltisb 4,-1; vspltisb 5,-1; vspltisb 6,-1; vspltisb 7,-1; "
 			 "vspltisb 8,-1; vspltisb 9,-1; vspltisb 10,-1; vspltisb 11,-1; "
 			 "vspltisb 12,-1; vspltisb 13,-1; vspltisb 14,-1; vspltisb 15,-1; "
-			 "vspltisb 16,-1; vspltisb 17,-1; vspltisb 18,-1; vspltisb 19,-1"
+			 "vspltisb 16,-1; vspltisb 17,-1; vspltisb 18,-1; vspltisb 19,-1; "
+			 "vspltisw 0,0; mtvscr 0"       /* SAT and NJ cleared */
 			 ::: "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9",
 			 "v10", "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19");
 	__asm__ volatile("li 0,-1; mr 3,0; mr 4,0; mr 5,0; mr 6,0; mr 7,0; mr 8,0; "
