@@ -454,6 +454,106 @@ static void test_edges(void)
 		ARG_IS(7, long double, 3.25L);
 		ARG_IS(8, int32_t, 9);
 	}
+/* Registers that run out in the middle of a value, values that follow on
+ * the stack, and variadic calls: the compiler places them, the port must
+ * find them (on ppc64le a long double or complex value can start in f13
+ * and end on the stack, an __int128 in r10; every FP value also uses up a
+ * GPR slot). */
+#define LD_IS(i, want)                                                         \
+	do {                                                                   \
+		long double got_;                                              \
+		memcpy(&got_, seen.args[i], sizeof(got_));                     \
+		ok(seen.ranges[i].length == sizeof(got_) && got_ == (want),    \
+		   "argument %d: long double " #want, (i) + 1);                \
+	} while (0)
+typedef double d_;
+
+static void test_exhaustion(void)
+{
+	elt_function_id id = 0x4800;
+
+	elt_register_function(++id, "SplitLongDouble", "v(d d d d d d d d d d d d D i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, long double, int),
+		 probe_enter)(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1.0L / 3, 99);
+	is_int(seen.enter_st, ELT_OK, "12 doubles, long double, int: decoded");
+	ARG_IS(11, double, 12.0);
+	LD_IS(12, 1.0L / 3);
+	ARG_IS(13, int32_t, 99);
+
+	elt_register_function(++id, "SplitComplex", "v(d d d d d d d d d d d d Cd f)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, _Complex double,
+			  float), probe_enter)(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+					       1.5 + 2.5i, 7.5f);
+	ARG_IS(12, _Complex double, 1.5 + 2.5i);
+	ARG_IS(13, float, 7.5f);
+
+	elt_register_function(++id, "StackFloats", "v(d d d d d d d d d d d d Cf Cf D i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, _Complex float,
+			  _Complex float, long double, int), probe_enter)(
+		1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1.5f + 2.5fi, 3.5f - 4.5fi,
+		-2.0L / 3, -7);
+	ARG_IS(12, _Complex float, 1.5f + 2.5fi);
+	ARG_IS(13, _Complex float, 3.5f - 4.5fi);
+	LD_IS(14, -2.0L / 3);
+	ARG_IS(15, int32_t, -7);
+
+#ifdef __SIZEOF_INT128__
+	elt_register_function(++id, "SplitInt128", "v(l l l l l l l q h)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+			  __int128, int16_t), probe_enter)(
+		1, 2, 3, 4, 5, 6, 7, ((__int128)0xabcdef << 64) | 0x12345678, -5);
+	ARG_IS(7, __int128, ((__int128)0xabcdef << 64) | 0x12345678);
+	ARG_IS(8, int16_t, -5);
+#else
+	tap_skip(2, "no __int128 on this ABI");
+#endif
+
+	elt_register_function(++id, "AfterIntegers", "v(l l l l l l l l f c B d)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+			  int64_t, float, char, uint8_t, double), probe_enter)(
+		1, 2, 3, 4, 5, 6, 7, 8, 3.25f, 'q', 200, -0.5);
+	ARG_IS(8, float, 3.25f);
+	ARG_IS(9, char, 'q');
+	ARG_IS(10, uint8_t, 200);
+	ARG_IS(11, double, -0.5);
+
+	elt_register_function(++id, "Floats", "v(f f f f f f f f f f f f f f f f f)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(float, float, float, float, float, float, float, float, float,
+			  float, float, float, float, float, float, float, float),
+		 probe_enter)(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14.5f, 15, 16, 17.5f);
+	ARG_IS(0, float, 1.0f);
+	ARG_IS(12, float, 13.0f);
+	ARG_IS(13, float, 14.5f);
+	ARG_IS(16, float, 17.5f);
+
+	elt_register_function(++id, "Variadic", "v(i ... d l D Cf d Cd)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int, ...), probe_enter)(5, 2.5, (int64_t)-3, 4.5L,
+						  1.0f + 2.0fi, 8.25, 3.0 - 1.0i);
+	is_int(seen.enter_st, ELT_OK, "variadic arguments: decoded");
+	ARG_IS(0, int32_t, 5);
+	ARG_IS(1, double, 2.5);
+	ARG_IS(2, int64_t, -3);
+	LD_IS(3, 4.5L);
+	ARG_IS(4, _Complex float, 1.0f + 2.0fi);
+	ARG_IS(5, double, 8.25);
+	ARG_IS(6, _Complex double, 3.0 - 1.0i);
+
+	elt_register_function(++id, "VariadicLate", "v(d d d d d d d d d d d d d ... d Cf D)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, ...),
+		 probe_enter)(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14.5,
+			      1.0f - 1.0fi, 7.0L / 3);
+	ARG_IS(12, double, 13.0);
+	ARG_IS(13, double, 14.5);
+	ARG_IS(14, _Complex float, 1.0f - 1.0fi);
+	LD_IS(15, 7.0L / 3);
 }
 
 /* --- return values -------------------------------------------------------- */
@@ -564,6 +664,7 @@ int main(void)
 	test_buffer_protocol();
 	test_arguments();
 	test_edges();
+	test_exhaustion();
 	test_returns();
 	test_guard_and_unwind();
 	elt_shutdown();

@@ -113,6 +113,14 @@ sym:                                    \
 # define ELT_NOTE_PROPERTY
 #endif
 
-#define ELT_OBJECT_NOTES ELT_NOTE_GNU_STACK; ELT_NOTE_PROPERTY
+/* PowerPC64 ELFv2: mark the object (e_flags) as the C compiler does, so
+ * the linker never takes it for an ELFv1 object. */
+#if defined(__powerpc64__) && defined(_CALL_ELF) && _CALL_ELF == 2
+# define ELT_NOTE_ABI .abiversion 2
+#else
+# define ELT_NOTE_ABI
+#endif
+
+#define ELT_OBJECT_NOTES ELT_NOTE_GNU_STACK; ELT_NOTE_PROPERTY; ELT_NOTE_ABI
 
 #endif

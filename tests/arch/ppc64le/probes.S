@@ -1,0 +1,121 @@
+/*
+ * ppc64le (ELFv2) probes (tests/probes.h): instrumented functions that
+ * call the helpers exactly as doc/abi.md tells a JIT to.  They are called
+ * through C function pointers (r12 = their address), so each has the
+ * usual global entry that sets up its TOC pointer.
+ */
+#include "asm.h"
+
+/* header 32, then a parameter save area whose first two doublewords are
+ * the helper's inputs (doc/abi.md), 16 spare: quadword aligned */
+#define PROBE_FRAME 112
+#define HELPER_ID   32
+#define HELPER_SP   40
+
+.macro GLOBAL_ENTRY name
+0:	addis	%r2, %r12, (.TOC. - 0b)@ha
+	addi	%r2, %r2, (.TOC. - 0b)@l
+	.localentry \name, . - \name
+.endm
+
+.macro PROLOG
+	mflr	%r0
+	std	%r0, 16(%r1)            /* LR save: the return address */
+	.cfi_offset 65, 16
+	stdu	%r1, -PROBE_FRAME(%r1)
+	.cfi_adjust_cfa_offset PROBE_FRAME
+.endm
+
+.macro EPILOG
+	addi	%r1, %r1, PROBE_FRAME
+	.cfi_adjust_cfa_offset -PROBE_FRAME
+	ld	%r0, 16(%r1)
+	mtlr	%r0
+	.cfi_restore 65
+	blr
+.endm
+
+/* The helper's inputs, remembering both for the test; only r11 and r12
+ * are used, so every argument and result register stays live. */
+.macro HELPER_ARGS
+	addi	%r11, %r1, PROBE_FRAME          /* caller SP */
+	std	%r11, HELPER_SP(%r1)
+	addis	%r12, %r2, probe_caller_sp@toc@ha
+	std	%r11, probe_caller_sp@toc@l(%r12)
+	ld	%r11, PROBE_FRAME + 16(%r1)
+	addis	%r12, %r2, probe_return_address@toc@ha
+	std	%r11, probe_return_address@toc@l(%r12)
+	addis	%r12, %r2, probe_function@toc@ha
+	ld	%r11, probe_function@toc@l(%r12)
+	std	%r11, HELPER_ID(%r1)
+.endm
+
+	.text
+ELT_ENTRY(probe_enter)
+	GLOBAL_ENTRY probe_enter
+	PROLOG
+	HELPER_ARGS
+	bl	elt_helper_enter
+	nop
+	EPILOG
+ELT_END(probe_enter)
+	.globl	probe_enter_end
+probe_enter_end:
+
+ELT_ENTRY(probe_leave)
+	GLOBAL_ENTRY probe_leave
+	PROLOG
+	addis	%r12, %r2, probe_target@toc@ha
+	ld	%r12, probe_target@toc@l(%r12)
+	mtctr	%r12
+	std	%r2, 24(%r1)
+	bctrl                           /* r3 (a struct return buffer) passes through */
+	ld	%r2, 24(%r1)
+	addis	%r11, %r2, probe_continuation@toc@ha
+	ld	%r5, probe_continuation@toc@l(%r11)
+	HELPER_ARGS
+	bl	elt_helper_leave
+	nop
+	EPILOG
+ELT_END(probe_leave)
+
+ELT_ENTRY(probe_tailcall)
+	GLOBAL_ENTRY probe_tailcall
+	PROLOG
+	HELPER_ARGS
+	bl	elt_helper_tailcall
+	nop
+	EPILOG
+ELT_END(probe_tailcall)
+
+ELT_ENTRY(probe_pair)
+	GLOBAL_ENTRY probe_pair
+	PROLOG
+	HELPER_ARGS
+	bl	elt_helper_enter
+	nop
+	HELPER_ARGS
+	bl	elt_helper_leave
+	nop
+	EPILOG
+ELT_END(probe_pair)
+
+ELT_ENTRY(probe_bare)
+	blr
+ELT_END(probe_bare)
+
+	.data
+	.p2align 3
+	.globl	probe_function, probe_target, probe_continuation
+	.globl	probe_caller_sp, probe_return_address
+	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+probe_function:		.quad 0
+probe_target:		.quad 0
+probe_continuation:	.quad 0
+probe_caller_sp:	.quad 0
+probe_return_address:	.quad 0
+probe_enter_address:	.quad probe_enter
+probe_leave_address:	.quad probe_leave
+probe_tailcall_address:	.quad probe_tailcall
+
+	ELT_OBJECT_NOTES
