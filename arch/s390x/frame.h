@@ -12,10 +12,10 @@
  *     stg  <caller SP>,   168(%r15)
  *     brasl %r14, elt_helper_enter
  *
- * Not in %r0/%r1: a call through a lazily bound PLT runs the PLT stub and
- * the dynamic linker's resolver first, which clobber both (and the PLT's
- * first entry writes into the save area at 48(%r15) and 56(%r15), so
- * inputs must not live below 160(%r15) either).  The 16 bytes belong to
+ * Not in %r0/%r1: a call through a lazily bound PLT runs the PLT stub
+ * (which loads %r1) and the dynamic linker's resolver first, and both are
+ * the ABI's scratch registers.  Not in the save area either: the PLT's
+ * first entry writes into it at 48(%r15) and 56(%r15).  The 16 bytes belong to
  * the caller's frame, like any stack argument on this ABI, so the helper
  * leaves %r15 as it found it.
  *
