@@ -1,0 +1,238 @@
+/*
+ * s390x (z/Architecture ELF ABI, Linux): the C half of the port.  Checks
+ * the frame layout shared with helpers.S, detects the vector registers
+ * the helpers save, turns a frame into a segment for the portable
+ * dispatcher, and classifies signatures: where each argument and the
+ * return value live.
+ *
+ * The rules, as GCC applies them (checked against s390x-linux-gnu-gcc -O2
+ * -S output, see doc/abi.md):
+ *  - integers up to 64 bits, pointers: r2-r6, then 8-byte stack slots from
+ *    160 above the caller SP; extended to 64 bits, so on this big-endian
+ *    machine a narrow value is in the last bytes of its register or slot;
+ *  - float, double: f0, f2, f4, f6, then stack slots (a float in the last
+ *    4 bytes of its slot, the first 4 of its register); variadic
+ *    arguments the same;
+ *  - long double (IEEE quad), __int128 and every complex type: a pointer
+ *    to a copy, in the next integer register or slot;
+ *  - results: integers in r2, float/double in f0; long double, __int128
+ *    and complex through a hidden pointer passed in r2 (the arguments
+ *    then start at r3), which is back in r2 at the return.
+ */
+#include "internal.h"
+#include "frame.h"
+
+#include <stddef.h>
+#include <sys/auxv.h>
+
+#define CHECK(field, offset) \
+	_Static_assert(offsetof(struct elt_s390x_frame, field) == (offset), \
+		       #field " is not where helpers.S stores it")
+CHECK(gpr, ELT_S390X_GPR);
+CHECK(vec, ELT_S390X_VEC);
+CHECK(vec_high, ELT_S390X_VEC_HIGH);
+CHECK(function_id, ELT_S390X_FUNCTION_ID);
+CHECK(caller_sp, ELT_S390X_CALLER_SP);
+CHECK(fpc, ELT_S390X_FPC);
+CHECK(hook, ELT_S390X_HOOK);
+_Static_assert(sizeof(struct elt_s390x_frame) == ELT_S390X_FRAME_SIZE,
+	       "frame size differs from helpers.S");
+_Static_assert(sizeof(((struct elt_s390x_frame *)0)->gpr[0]) == ELT_S390X_GPR_SLOT,
+	       "a general register slot is 8 bytes");
+_Static_assert(ELT_S390X_HELPER_FRAME % 8 == 0,
+	       "the helper's frame must keep %r15 8-byte aligned");
+_Static_assert(ELT_S390X_IMAGE + ELT_S390X_FRAME_SIZE <= 4095,
+	       "the image must be reachable with 12-bit displacements (std, vstm)");
+_Static_assert(sizeof(long double) == 16, "long double is IEEE quad on s390x Linux");
+#undef CHECK
+
+const char elt_arch_abi[] = "s390x";
+
+/* Read by helpers.S on every call: nonzero when the vector registers exist
+ * (so v24-v31 can carry arguments, and glibc's string functions use
+ * them).  Written once, before any helper can run. */
+ELT_HIDDEN unsigned elt_s390x_vector;     /* an int: larl needs an even address */
+
+#ifndef HWCAP_S390_VXRS
+# define HWCAP_S390_VXRS 2048
+#endif
+
+__attribute__((constructor)) static void detect_vector(void)
+{
+	elt_s390x_vector = (getauxval(AT_HWCAP) & HWCAP_S390_VXRS) != 0;
+}
+
+ELT_HIDDEN void elt_s390x_dispatch(struct elt_s390x_frame *frame);
+
+void elt_s390x_dispatch(struct elt_s390x_frame *frame)
+{
+	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
+	struct elt_info info;
+
+	info.id = frame->function_id;
+	info.caller_sp = frame->caller_sp;
+	info.frame = frame;
+	info.scratch = scratch;
+	elt_dispatch(&info, frame->hook, frame->gpr[4]);   /* %r4: continuation */
+}
+
+uintptr_t elt_arch_return_address(const struct elt_info *info)
+{
+	/* Before calling a helper, the instrumented function has saved the
+	 * %r14 it was entered with in the save area its caller provided. */
+	return info->caller_sp ?
+		*(const uintptr_t *)(info->caller_sp + ELT_S390X_SAVE_R14) : 0;
+}
+
+/* --- classification ------------------------------------------------------ */
+
+#define GPR_ARGS 5              /* r2-r6 */
+#define FPR_ARGS 4              /* f0, f2, f4, f6 */
+
+struct cursor {
+	unsigned gpr, fpr;
+	uint32_t stack;         /* next slot, from the caller SP */
+};
+
+static int is_integer_class(const elt_type *t)
+{
+	return (t->kind >= ELT_TYPE_BOOL && t->kind <= ELT_TYPE_UINT64) ||
+	       t->kind == ELT_TYPE_POINTER;
+}
+
+/* Passed as a pointer to a copy (and returned through a hidden pointer). */
+static int is_by_reference(const elt_type *t)
+{
+	return t->kind == ELT_TYPE_LONGDOUBLE || t->kind == ELT_TYPE_SINT128 ||
+	       t->kind == ELT_TYPE_UINT128 || t->kind == ELT_TYPE_COMPLEX;
+}
+
+/* An 8-byte integer register or stack slot holding a value of `size`
+ * bytes, right-aligned (big-endian, extended to 64 bits). */
+static void integer_slot(struct elt_plan_builder *b, struct cursor *c, uint32_t size)
+{
+	if (c->gpr < GPR_ARGS)
+		elt_plan_piece(b, ELT_SRC_FRAME, ELT_S390X_GPR_AT(2 + c->gpr++) + 8 - size,
+			       size, 0);
+	else {
+		elt_plan_piece(b, ELT_SRC_STACK, c->stack + 8 - size, size, 0);
+		c->stack += 8;
+	}
+}
+
+/* Places one argument; returns 0 when its type is not decoded here, since
+ * every later argument's place then depends on it. */
+static int place_argument(struct elt_plan_builder *b, struct cursor *c,
+			  const elt_type *t)
+{
+	if (is_integer_class(t)) {
+		integer_slot(b, c, t->size);
+		return 1;
+	}
+	if (is_by_reference(t)) {
+		if (c->gpr < GPR_ARGS)
+			elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_S390X_GPR_AT(2 + c->gpr++),
+				       t->size, 0);
+		else {
+			elt_plan_piece(b, ELT_SRC_STACK_REF, c->stack, t->size, 0);
+			c->stack += 8;
+		}
+		return 1;
+	}
+	switch (t->kind) {
+	case ELT_TYPE_FLOAT:
+	case ELT_TYPE_DOUBLE:
+		if (c->fpr < FPR_ARGS) {
+			/* the leftmost bytes of f0, f2, f4, f6 */
+			elt_plan_piece(b, ELT_SRC_FRAME, ELT_S390X_FPR_AT(2 * c->fpr++),
+				       t->size, 0);
+		} else {
+			elt_plan_piece(b, ELT_SRC_STACK, c->stack + 8 - t->size, t->size, 0);
+			c->stack += 8;
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Returns 0 when the type is not decoded here; sets *hidden when the
+ * result comes back through a pointer passed in r2. */
+static int place_return(struct elt_plan_builder *b, const elt_type *t, int *hidden)
+{
+	*hidden = 0;
+	if (is_integer_class(t)) {
+		elt_plan_piece(b, ELT_SRC_FRAME, ELT_S390X_GPR_AT(2) + 8 - t->size, t->size, 0);
+		return 1;
+	}
+	if (is_by_reference(t)) {
+		elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_S390X_GPR_AT(2), t->size, 0);
+		*hidden = 1;
+		return 1;
+	}
+	switch (t->kind) {
+	case ELT_TYPE_VOID:
+		return 1;
+	case ELT_TYPE_FLOAT:
+	case ELT_TYPE_DOUBLE:
+		elt_plan_piece(b, ELT_SRC_FRAME, ELT_S390X_FPR_AT(0), t->size, 0);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
+{
+	struct cursor c = { 0, 0, ELT_S390X_STACK_ARGS };
+	uint32_t i;
+	int hidden;
+
+	if (!sig)
+		return ELT_OK;
+	elt_plan_return(b, sig->ret->size);
+	if (!place_return(b, sig->ret, &hidden)) {
+		elt_plan_return_unsupported(b, "%s return values are not decoded on "
+					    "%s yet", elt_type_kind_name(sig->ret->kind),
+					    elt_arch_abi);
+		/* It may come back through a hidden pointer in %r2, which
+		 * would move every argument: place none. */
+		elt_plan_arguments_unsupported(b, "where the arguments are depends on "
+					       "how the %s return value is passed, "
+					       "not decoded on %s yet",
+					       elt_type_kind_name(sig->ret->kind),
+					       elt_arch_abi);
+		return ELT_OK;
+	}
+	if (hidden)
+		c.gpr = 1;              /* %r2 carries the result's address */
+
+	for (i = 0; i < sig->nparams; i++) {
+		const elt_type *t = sig->params[i];
+
+		if ((int32_t)i == sig->continuation_index) {
+			/* A pointer: the next integer register or stack slot. */
+			struct elt_piece *k = &b->plan->continuation;
+
+			k->length = 8;
+			if (c.gpr < GPR_ARGS) {
+				k->source = ELT_SRC_FRAME;
+				k->offset = ELT_S390X_GPR_AT(2 + c.gpr++);
+			} else {
+				k->source = ELT_SRC_STACK;
+				k->offset = c.stack;
+				c.stack += 8;
+			}
+			b->plan->has_continuation = 1;
+			continue;
+		}
+		elt_plan_argument(b, t->size);
+		if (!place_argument(b, &c, t)) {
+			elt_plan_arguments_unsupported(b, "%s arguments are not decoded on %s yet "
+					     "(parameter %u)", elt_type_kind_name(t->kind),
+					     elt_arch_abi, i + 1);
+			break;
+		}
+	}
+	return ELT_OK;
+}

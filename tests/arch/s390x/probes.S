@@ -1,0 +1,101 @@
+/*
+ * s390x probes (tests/probes.h): instrumented functions that call the
+ * helpers exactly as doc/abi.md tells a JIT to.  Each has the ABI's
+ * usual frame: %r14/%r15 saved in the save area its caller provided,
+ * then 160 bytes of save area for its own callees and 16 bytes of
+ * outgoing-argument area for the helpers' inputs.
+ *
+ * Scratch registers while the arguments are live: %r0, %r1 and %r14
+ * (already saved, and the call overwrites it anyway).
+ */
+#include "asm.h"
+
+#define FRAME 176                       /* save area + function id + caller SP */
+
+/* Store the function id and the caller SP for the helper, remembering
+ * both and the return address for the test. */
+.macro STORE_HELPER_ARGS
+	la	%r0, FRAME(%r15)                /* caller SP: %r15 at our entry */
+	stg	%r0, 168(%r15)
+	larl	%r1, probe_caller_sp
+	stg	%r0, 0(%r1)
+	lg	%r0, FRAME + 112(%r15)          /* our %r14, saved by the prolog */
+	larl	%r1, probe_return_address
+	stg	%r0, 0(%r1)
+	larl	%r1, probe_function
+	mvc	160(8, %r15), 0(%r1)
+.endm
+
+.macro PROLOG
+	stmg	%r14, %r15, 112(%r15)
+	.cfi_offset %r14, -48
+	.cfi_offset %r15, -40
+	lay	%r15, -FRAME(%r15)
+	.cfi_adjust_cfa_offset FRAME
+.endm
+
+.macro EPILOG
+	lmg	%r14, %r15, FRAME + 112(%r15)
+	.cfi_restore %r14
+	.cfi_restore %r15
+	.cfi_def_cfa_offset 160
+	br	%r14
+.endm
+
+	.text
+ELT_ENTRY(probe_enter)
+	PROLOG
+	STORE_HELPER_ARGS
+	brasl	%r14, elt_helper_enter@PLT
+	EPILOG
+ELT_END(probe_enter)
+	.globl	probe_enter_end
+probe_enter_end:
+
+ELT_ENTRY(probe_leave)
+	PROLOG
+	larl	%r1, probe_target
+	lg	%r1, 0(%r1)
+	basr	%r14, %r1               /* %r2 (a hidden result pointer) passes through */
+	larl	%r1, probe_continuation
+	lg	%r4, 0(%r1)
+	STORE_HELPER_ARGS
+	brasl	%r14, elt_helper_leave@PLT
+	EPILOG
+ELT_END(probe_leave)
+
+ELT_ENTRY(probe_tailcall)
+	PROLOG
+	STORE_HELPER_ARGS
+	brasl	%r14, elt_helper_tailcall@PLT
+	EPILOG
+ELT_END(probe_tailcall)
+
+ELT_ENTRY(probe_pair)
+	PROLOG
+	STORE_HELPER_ARGS
+	brasl	%r14, elt_helper_enter@PLT
+	STORE_HELPER_ARGS
+	brasl	%r14, elt_helper_leave@PLT
+	EPILOG
+ELT_END(probe_pair)
+
+ELT_ENTRY(probe_bare)
+	br	%r14
+ELT_END(probe_bare)
+
+	.data
+	.p2align 3
+	.globl	probe_function, probe_target, probe_continuation
+	.globl	probe_caller_sp, probe_return_address
+	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+probe_function:		.quad 0
+probe_target:		.quad 0
+probe_continuation:	.quad 0
+probe_caller_sp:	.quad 0
+probe_return_address:	.quad 0
+probe_enter_address:	.quad probe_enter
+probe_leave_address:	.quad probe_leave
+probe_tailcall_address:	.quad probe_tailcall
+
+	ELT_OBJECT_NOTES
