@@ -454,6 +454,8 @@ static void test_edges(void)
 		ARG_IS(7, long double, 3.25L);
 		ARG_IS(8, int32_t, 9);
 	}
+}
+
 /* Registers that run out in the middle of a value, values that follow on
  * the stack, and variadic calls: the compiler places them, the port must
  * find them (on ppc64le a long double or complex value can start in f13
