@@ -47,7 +47,7 @@ ELT_ENTRY(regs_call)
 	vldmia	r5, {d0-d15}
 #endif
 	elt_arm_address r6, .Lreturn
-#if defined(__thumb__)
+#if defined(__thumb2__)         /* asm.h: this code is Thumb exactly then */
 	orr	r6, r6, #1                      /* what blx leaves in lr */
 #endif
 	elt_arm_address r5, regs_return_address
@@ -97,6 +97,34 @@ ELT_ENTRY(regs_call)
 	.cfi_adjust_cfa_offset -4
 	pop	{r4-r11, pc}
 ELT_END(regs_call)
+
+/* void regs_clobber(void): every caller-saved register, as C may: r0-r3,
+ * ip, lr, and on hard-float d0-d7 and what C may change in FPSCR (the
+ * condition flags, QC and the cumulative exception bits: AAPCS 5.1.2.2). */
+ELT_ENTRY(regs_clobber)
+	.cantunwind
+	mov	ip, lr
+	mvn	r0, #0
+#if defined(__ARM_PCS_VFP)
+	vmov	d0, r0, r0
+	vmov	d1, r0, r0
+	vmov	d2, r0, r0
+	vmov	d3, r0, r0
+	vmov	d4, r0, r0
+	vmov	d5, r0, r0
+	vmov	d6, r0, r0
+	vmov	d7, r0, r0
+	vmrs	r1, fpscr
+	eor	r1, r1, #0xf8000000
+	eor	r1, r1, #0x9f
+	vmsr	fpscr, r1
+#endif
+	mov	r1, r0
+	mov	r2, r0
+	mov	r3, r0
+	mov	lr, r0
+	bx	ip                              /* ip: the return address */
+ELT_END(regs_clobber)
 
 	.data
 	.p2align 2

@@ -150,24 +150,5 @@ int regs_compare(const struct regs *in, const struct regs *out, char *why,
 	return 1;
 }
 
-void regs_clobber(void)
-{
-#if VFP
-	/* d0-d7 and what C may change in FPSCR: the flags and the
-	 * cumulative exception bits (AAPCS 5.1.2.2). */
-	__asm__ volatile("mvn r0, #0\n\t"
-			 "vmov d0, r0, r0\n\tvmov d1, r0, r0\n\t"
-			 "vmov d2, r0, r0\n\tvmov d3, r0, r0\n\t"
-			 "vmov d4, r0, r0\n\tvmov d5, r0, r0\n\t"
-			 "vmov d6, r0, r0\n\tvmov d7, r0, r0\n\t"
-			 "vmrs r1, fpscr\n\t"
-			 "eor r1, r1, #0xf8000000\n\t"
-			 "eor r1, r1, #0x9f\n\t"
-			 "vmsr fpscr, r1"
-			 ::: "r0", "r1", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7",
-			     "cc");
-#endif
-	__asm__ volatile("mvn r0, #0\n\tmov r1, r0\n\tmov r2, r0\n\tmov r3, r0\n\t"
-			 "mov ip, r0\n\tmov lr, r0"
-			 ::: "r0", "r1", "r2", "r3", "ip", "lr", "cc");
-}
+/* regs_clobber() is in registers-call.S: inline assembly would have to
+ * match the syntax the compiler uses (divided for Thumb-1). */
