@@ -627,6 +627,120 @@ static void test_returns(void)
 	   "void return: {0, 0}");
 }
 
+/* --- where registers run out ----------------------------------------------- */
+
+static double r_variadic_double(int n, ...)
+{
+	return n - 0.25;
+}
+
+/* Arguments at the edges of the register files, where ABIs differ most:
+ * a 64-bit or complex value that does not fit the registers left (split
+ * between registers and the stack on some ABIs, skipping a register on
+ * others), floating-point registers back-filled or not, and variadic
+ * calls (some ABIs pass them differently from fixed ones, and may refuse
+ * to decode them). */
+static void test_register_pressure(void)
+{
+	elt_function_id id = 0x6000;
+	_Complex float cf;
+	_Complex double cd;
+	double got;
+
+	elt_register_function(++id, "SplitCf", "v(i i i Cf i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int, int, int, _Complex float, int), probe_enter)(
+		1, 2, 3, 4.5f - 5.5fi, 6);
+	is_int(seen.enter_st, ELT_OK, "complex float after three ints: decoded");
+	ARG_IS(2, int32_t, 3);
+	memcpy(&cf, seen.args[3], sizeof(cf));
+	ok(seen.ranges[3].length == sizeof(cf) && cf == 4.5f - 5.5fi,
+	   "complex float after three ints");
+	ARG_IS(4, int32_t, 6);
+
+	elt_register_function(++id, "SplitCd", "v(i i Cd i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int, int, _Complex double, int), probe_enter)(
+		1, 2, -7.25 + 8.5i, 9);
+	is_int(seen.enter_st, ELT_OK, "complex double after two ints: decoded");
+	memcpy(&cd, seen.args[2], sizeof(cd));
+	ok(seen.ranges[2].length == sizeof(cd) && cd == -7.25 + 8.5i,
+	   "complex double after two ints");
+	ARG_IS(3, int32_t, 9);
+
+	elt_register_function(++id, "SkipPair", "v(i i i l i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(int, int, int, int64_t, int), probe_enter)(
+		1, 2, 3, -0x123456789abcll, 10);
+	is_int(seen.enter_st, ELT_OK, "int64 after three ints: decoded");
+	ARG_IS(3, int64_t, -0x123456789abcll);
+	ARG_IS(4, int32_t, 10);
+
+	elt_register_function(++id, "Backfill", "v(f d f f d f)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(float, double, float, float, double, float), probe_enter)(
+		1.5f, 2.5, 3.5f, 4.5f, 5.5, 6.5f);
+	is_int(seen.enter_st, ELT_OK, "floats and doubles interleaved: decoded");
+	ARG_IS(0, float, 1.5f);
+	ARG_IS(1, double, 2.5);
+	ARG_IS(2, float, 3.5f);
+	ARG_IS(3, float, 4.5f);
+	ARG_IS(4, double, 5.5);
+	ARG_IS(5, float, 6.5f);
+
+	elt_register_function(++id, "NoBackfill", "v(d d d d d d d f d f)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(double, double, double, double, double, double, double,
+			  float, double, float), probe_enter)(
+		1, 2, 3, 4, 5, 6, 7, 8.5f, 9.5, 10.5f);
+	is_int(seen.enter_st, ELT_OK, "a double that no longer fits, then a float: decoded");
+	ARG_IS(7, float, 8.5f);
+	ARG_IS(8, double, 9.5);
+	ARG_IS(9, float, 10.5f);
+
+	elt_register_function(++id, "CfNoFit", "v(f f f f f f f f f f f f f f f Cf f)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(float, float, float, float, float, float, float, float, float,
+			  float, float, float, float, float, float, _Complex float, float),
+		 probe_enter)(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15.5f,
+			      16.5f + 17.5fi, 18.5f);
+	is_int(seen.enter_st, ELT_OK, "a complex float that no longer fits: decoded");
+	ARG_IS(14, float, 15.5f);
+	memcpy(&cf, seen.args[15], sizeof(cf));
+	ok(seen.ranges[15].length == sizeof(cf) && cf == 16.5f + 17.5fi,
+	   "complex float after 15 floats");
+	ARG_IS(16, float, 18.5f);
+
+	elt_register_function(++id, "Variadic", "v(d ... d i)", 0);
+	probe_function = id;
+	PROBE_AS(void (*)(double, ...), probe_enter)(1.25, 2.5, 3);
+	if (seen.enter_st == ELT_E_UNSUPPORTED) {
+		tap_skip(3, "variadic arguments are not decoded on this ABI");
+	} else {
+		is_int(seen.enter_st, ELT_OK, "variadic arguments: decoded");
+		ARG_IS(0, double, 1.25);
+		memcpy(&got, seen.args[1], sizeof(got));
+		ok(seen.ranges[1].length == 8 && got == 2.5 &&
+		   *(int32_t *)seen.args[2] == 3, "variadic double and int");
+	}
+
+	elt_register_function(++id, "VariadicResult", "d(i ...)", 0);
+	probe_function = id;
+	probe_target = (void (*)(void))r_variadic_double;
+	probe_continuation = 0;
+	got = PROBE_AS(double (*)(int, ...), probe_leave)(3);
+	if (seen.return_st == ELT_E_UNSUPPORTED) {
+		tap_skip(1, "variadic functions are not decoded on this ABI");
+	} else {
+		double decoded;
+
+		memcpy(&decoded, seen.ret_bytes, sizeof(decoded));
+		ok(seen.return_st == ELT_OK && seen.ret.length == 8 && decoded == 2.75 &&
+		   got == 2.75, "double result of a variadic function: decoded, and "
+		   "received intact");
+	}
+}
+
 /* --- the rest ------------------------------------------------------------- */
 
 static void test_guard_and_unwind(void)
@@ -668,6 +782,7 @@ int main(void)
 	test_edges();
 	test_exhaustion();
 	test_returns();
+	test_register_pressure();
 	test_guard_and_unwind();
 	elt_shutdown();
 	return tap_done();

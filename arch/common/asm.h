@@ -40,18 +40,66 @@
 # define ELT_AUTH_LR
 #endif
 
-/* An exported helper: global, typed, sized, with CFI from its first byte. */
+#if defined(__arm__)
+/* 32-bit ARM: one source for both instruction sets.  The code is written
+ * in unified syntax and assembled in the state the C compiler uses
+ * (Thumb-2 on armhf, ARM on armel, where Thumb-1 could not hold it);
+ * calls between the two interwork (bl/blx, bx lr, pop {pc}).
+ * backtrace() unwinds with the EHABI tables (.ARM.exidx), not DWARF, so
+ * every function also carries .fnstart/.fnend and its .save/.pad/.setfp
+ * annotations; the .cfi_* directives go to .debug_frame for debuggers,
+ * as the C compiler does on this target. */
+	.syntax unified
+# if defined(__thumb2__)
+	.thumb
+#  define ELT_FUNCTION_STATE .thumb_func
+/* What reading pc yields, relative to the instruction that reads it. */
+#  define ELT_ARM_PC_BIAS 4
+# else
+	.arm
+#  define ELT_FUNCTION_STATE
+#  define ELT_ARM_PC_BIAS 8
+# endif
+	.cfi_sections .debug_frame
+# define ELT_UNWIND_START .fnstart
+# define ELT_UNWIND_END .fnend
+
+/* reg = the address of sym (defined in this module), position-
+ * independently: a pc-relative literal beside the code.  ARMv5TE has no
+ * movw/movt, and an absolute literal would need a text relocation in a
+ * PIE.  Used by the test fixtures and the demo, not the helpers. */
+.macro elt_arm_address reg, sym
+	ldr	\reg, .Lelt_literal\@
+.Lelt_pc\@:
+	add	\reg, pc
+	b	.Lelt_past\@
+	.p2align 2
+.Lelt_literal\@:
+	.word	\sym - (.Lelt_pc\@ + ELT_ARM_PC_BIAS)
+.Lelt_past\@:
+.endm
+#else
+# define ELT_FUNCTION_STATE
+# define ELT_UNWIND_START
+# define ELT_UNWIND_END
+#endif
+
+/* An exported helper: global, typed, sized, with CFI (and on ARM the
+ * EHABI unwind entry) from its first byte. */
 #define ELT_ENTRY(sym)                  \
 	.globl sym;                     \
 	.type sym, %function;           \
 	.p2align 4;                     \
+	ELT_FUNCTION_STATE;             \
 sym:                                    \
+	ELT_UNWIND_START;               \
 	.cfi_startproc;                 \
 	ELT_KEY_FRAME;                  \
 	ELT_LANDING_PAD
 
 #define ELT_END(sym)                    \
 	.cfi_endproc;                   \
+	ELT_UNWIND_END;                 \
 	.size sym, . - sym
 
 /* A hidden variable or function shared with the C half of a port. */

@@ -1,0 +1,91 @@
+/*
+ * 32-bit ARM probes (tests/probes.h): instrumented functions that call
+ * the helpers exactly as doc/abi.md tells a JIT to.  The arguments the C
+ * caller placed (r0-r3, d0-d7 on hard-float, the stack) stay live; only
+ * r4 (saved), ip and lr are used as scratch.
+ */
+#include "asm.h"
+
+/* push {r4, lr}: lr, the return address, lands just below the caller SP,
+ * where the helpers read it; 8 bytes keep the stack 8-byte aligned. */
+.macro PROLOG
+	push	{r4, lr}
+	.save	{r4, lr}
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset r4, 0
+	.cfi_rel_offset lr, 4
+.endm
+
+.macro EPILOG
+	pop	{r4, pc}
+.endm
+
+/* Push the function id and the caller SP, remembering both (and the
+ * return address) for the test; then call the helper, which removes them.
+ * No unwind annotation for the push: the helper's own describes the two
+ * words as its own (it pops them), and the bl follows at once. */
+.macro CALL_HELPER helper
+	add	lr, sp, #8                      /* caller SP: before PROLOG */
+	elt_arm_address r4, probe_caller_sp
+	str	lr, [r4]
+	ldr	ip, [sp, #4]                    /* our return address */
+	elt_arm_address r4, probe_return_address
+	str	ip, [r4]
+	elt_arm_address r4, probe_function
+	ldr	ip, [r4]
+	push	{ip, lr}                        /* [sp] id, [sp, #4] caller SP */
+	bl	\helper
+.endm
+
+	.text
+ELT_ENTRY(probe_enter)
+	PROLOG
+	CALL_HELPER elt_helper_enter
+	EPILOG
+ELT_END(probe_enter)
+	.globl	probe_enter_end
+probe_enter_end:
+
+ELT_ENTRY(probe_leave)
+	PROLOG
+	elt_arm_address ip, probe_target
+	ldr	ip, [ip]
+	blx	ip                      /* r0 (a result address) passes through */
+	elt_arm_address r4, probe_continuation
+	ldr	r2, [r4]
+	CALL_HELPER elt_helper_leave
+	EPILOG
+ELT_END(probe_leave)
+
+ELT_ENTRY(probe_tailcall)
+	PROLOG
+	CALL_HELPER elt_helper_tailcall
+	EPILOG
+ELT_END(probe_tailcall)
+
+ELT_ENTRY(probe_pair)
+	PROLOG
+	CALL_HELPER elt_helper_enter
+	CALL_HELPER elt_helper_leave
+	EPILOG
+ELT_END(probe_pair)
+
+ELT_ENTRY(probe_bare)
+	bx	lr
+ELT_END(probe_bare)
+
+	.data
+	.p2align 2
+	.globl	probe_function, probe_target, probe_continuation
+	.globl	probe_caller_sp, probe_return_address
+	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+probe_function:		.word 0
+probe_target:		.word 0
+probe_continuation:	.word 0
+probe_caller_sp:	.word 0
+probe_return_address:	.word 0
+probe_enter_address:	.word probe_enter
+probe_leave_address:	.word probe_leave
+probe_tailcall_address:	.word probe_tailcall
+
+	ELT_OBJECT_NOTES
