@@ -642,7 +642,7 @@ static double r_variadic_double(int n, ...)
  * to decode them). */
 static void test_register_pressure(void)
 {
-	elt_function_id id = 0x6000;
+	elt_function_id id = 0x7000;
 	_Complex float cf;
 	_Complex double cd;
 	double got;
