@@ -109,6 +109,79 @@ void elt_plan_arguments_unsupported(struct elt_plan_builder *b, const char *fmt,
 	va_end(ap);
 }
 
+/* K, as far as the ABI is concerned: a pointer. */
+static const elt_type continuation_type = {
+	.kind = ELT_TYPE_POINTER, .size = sizeof(void *), .align = _Alignof(void *),
+};
+
+/* Places K like a pointer argument, then takes its piece out of the
+ * arguments into plan->continuation.  0 when the ABI could not. */
+static int place_continuation(struct elt_plan_builder *b,
+			      const struct elt_abi_rules *rules, void *cursor)
+{
+	struct elt_plan *plan = b->plan;
+	const char *why = NULL;
+
+	elt_plan_argument(b, continuation_type.size);
+	if (b->failed || !rules->place_argument(b, cursor, &continuation_type, 0, &why) ||
+	    plan->args[plan->nargs - 1].count != 1)
+		return 0;
+	plan->continuation = plan->pieces[--plan->npieces];
+	plan->has_continuation = 1;
+	plan->nargs--;
+	b->current = NULL;
+	return 1;
+}
+
+elt_status elt_plan_signature(struct elt_plan_builder *b, const elt_signature *sig,
+			      const struct elt_abi_rules *rules, void *cursor)
+{
+	uint32_t i;
+
+	if (!sig)
+		return ELT_OK;
+	rules->begin(cursor, sig);
+	elt_plan_return(b, sig->ret->size);
+	if (!rules->place_return(b, cursor, sig->ret)) {
+		elt_plan_return_unsupported(b, "%s return values are not decoded on "
+					    "%s yet", elt_type_kind_name(sig->ret->kind),
+					    elt_arch_abi);
+		if (rules->undecoded_return_moves_arguments) {
+			elt_plan_arguments_unsupported(b, "where the arguments are depends "
+						       "on how the %s return value is "
+						       "passed, not decoded on %s yet",
+						       elt_type_kind_name(sig->ret->kind),
+						       elt_arch_abi);
+			return ELT_OK;
+		}
+	}
+
+	for (i = 0; i < sig->nparams; i++) {
+		const elt_type *t = sig->params[i];
+		int variadic = (sig->flags & ELT_SIGNATURE_VARIADIC) && i >= sig->nfixed;
+		const char *why = NULL;
+
+		if ((int32_t)i == sig->continuation_index) {
+			if (!place_continuation(b, rules, cursor))
+				break;
+			continue;
+		}
+		elt_plan_argument(b, t->size);
+		if (!rules->place_argument(b, cursor, t, variadic, &why)) {
+			/* every later argument's place depends on this one */
+			if (why)
+				elt_plan_arguments_unsupported(b, "parameter %u: %s", i + 1, why);
+			else
+				elt_plan_arguments_unsupported(b, "%s arguments are not decoded "
+							       "on %s yet (parameter %u)",
+							       elt_type_kind_name(t->kind),
+							       elt_arch_abi, i + 1);
+			break;
+		}
+	}
+	return ELT_OK;
+}
+
 /* A value is read in place when one piece covers all of it. */
 static int in_place(const struct elt_plan *plan, const struct elt_value_plan *v)
 {

@@ -77,6 +77,33 @@ void elt_plan_return_unsupported(struct elt_plan_builder *b, const char *fmt, ..
 	__attribute__((format(printf, 2, 3)));
 void elt_plan_arguments_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A port's calling convention, as elt_plan_signature() drives it.  The
+ * cursor is the port's own (registers and stack used so far). */
+struct elt_abi_rules {
+	/* Resets the cursor for `sig`. */
+	void (*begin)(void *cursor, const elt_signature *sig);
+	/* Places the return value (elt_plan_return was called); 0 when this
+	 * ABI does not decode its type.  Moves the cursor when a hidden
+	 * result pointer takes an argument register. */
+	int (*place_return)(struct elt_plan_builder *b, void *cursor,
+			    const elt_type *t);
+	/* Places one argument (elt_plan_argument was called); 0 when not
+	 * decoded, with *why set to the reason or left NULL ("not decoded
+	 * yet").  `variadic`: it follows the "..." of its signature. */
+	int (*place_argument)(struct elt_plan_builder *b, void *cursor,
+			      const elt_type *t, int variadic, const char **why);
+	/* A return value this ABI does not decode may come back through a
+	 * hidden pointer in an argument register, moving every argument: then
+	 * none is placed (and an async function's K cannot be found). */
+	int undecoded_return_moves_arguments;
+};
+
+/* Classifies a signature with a port's rules: the return value, every
+ * argument in order, and K, placed like a pointer argument and kept
+ * apart (plan->continuation) since it is not reported as an argument. */
+elt_status elt_plan_signature(struct elt_plan_builder *b, const elt_signature *sig,
+			      const struct elt_abi_rules *rules, void *cursor);
+
 /* Lays out the scratch buffer; fails with ELT_E_NO_MEMORY or
  * ELT_E_UNSUPPORTED (values too large to reassemble). */
 int elt_plan_end(struct elt_plan_builder *b);

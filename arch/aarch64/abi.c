@@ -144,9 +144,13 @@ static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size
 /* Places one argument; returns 0 when its type is not decoded here, since
  * every later argument's place then depends on it.  Variadic arguments
  * follow the same rules as named ones on AAPCS64 Linux. */
-static int place_argument(struct elt_plan_builder *b, struct cursor *c,
-			  const elt_type *t)
+static int place_argument(struct elt_plan_builder *b, void *cursor,
+			  const elt_type *t, int variadic, const char **why)
 {
+	struct cursor *c = cursor;
+
+	(void)variadic;         /* placed like fixed arguments */
+	(void)why;
 	uint32_t part;
 
 	if (is_integer_class(t)) {              /* C.7, else C.11-C.15 */
@@ -199,8 +203,9 @@ static int place_argument(struct elt_plan_builder *b, struct cursor *c,
 	}
 }
 
-static int place_return(struct elt_plan_builder *b, const elt_type *t)
+static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t)
 {
+	(void)cursor;
 	if (is_integer_class(t)) {
 		elt_plan_piece(b, ELT_SRC_FRAME, X_OFFSET(0), t->size, 0);
 		return 1;
@@ -226,48 +231,24 @@ static int place_return(struct elt_plan_builder *b, const elt_type *t)
 	}
 }
 
+static void begin(void *cursor, const elt_signature *sig)
+{
+	(void)sig;
+	*(struct cursor *)cursor = (struct cursor){ 0, 0, 0 };
+}
+
+static const struct elt_abi_rules rules = {
+	.begin = begin,
+	.place_return = place_return,
+	.place_argument = place_argument,
+	/* a result in memory has its address in x8, never in an argument
+	 * register: an undecoded return type moves no argument */
+	.undecoded_return_moves_arguments = 0,
+};
+
 elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
 {
-	struct cursor c = { 0, 0, 0 };
-	uint32_t i;
+	struct cursor c;
 
-	if (!sig)
-		return ELT_OK;
-	elt_plan_return(b, sig->ret->size);
-	/* A result returned in memory has its address in x8, never in an
-	 * argument register: an undecoded return type moves no argument, so
-	 * the arguments (and K) are still placed. */
-	if (!place_return(b, sig->ret))
-		elt_plan_return_unsupported(b, "%s return values are not decoded on "
-					    "%s yet", elt_type_kind_name(sig->ret->kind),
-					    elt_arch_abi);
-
-	for (i = 0; i < sig->nparams; i++) {
-		const elt_type *t = sig->params[i];
-
-		if ((int32_t)i == sig->continuation_index) {
-			/* A pointer: the next integer register or stack slot. */
-			struct elt_piece *k = &b->plan->continuation;
-
-			k->length = 8;
-			if (c.ngrn < 8) {
-				k->source = ELT_SRC_FRAME;
-				k->offset = X_OFFSET(c.ngrn++);
-			} else {
-				k->source = ELT_SRC_STACK;
-				k->offset = c.nsaa;
-				c.nsaa += 8;
-			}
-			b->plan->has_continuation = 1;
-			continue;
-		}
-		elt_plan_argument(b, t->size);
-		if (!place_argument(b, &c, t)) {
-			elt_plan_arguments_unsupported(b, "%s arguments are not decoded on %s yet "
-					     "(parameter %u)", elt_type_kind_name(t->kind),
-					     elt_arch_abi, i + 1);
-			break;
-		}
-	}
-	return ELT_OK;
+	return elt_plan_signature(b, sig, &rules, &c);
 }

@@ -181,9 +181,13 @@ static void place_floating(struct elt_plan_builder *b, struct cursor *c,
 
 /* Places one argument; returns 0 when its type is not decoded here, since
  * every later argument's place then depends on it. */
-static int place_argument(struct elt_plan_builder *b, struct cursor *c,
-			  const elt_type *t)
+static int place_argument(struct elt_plan_builder *b, void *cursor,
+			  const elt_type *t, int variadic, const char **why)
 {
+	struct cursor *c = cursor;
+
+	(void)variadic;         /* placed like fixed arguments */
+	(void)why;
 	if (is_integer_class(t)) {
 		/* Narrow values are extended to a word; 64-bit ones take an
 		 * even register pair or an 8-aligned stack slot. */
@@ -199,7 +203,7 @@ static int place_argument(struct elt_plan_builder *b, struct cursor *c,
 
 /* Returns 1 when placed; *indirect says the result is in memory at the
  * address the caller passed in r0 (and the callee gives back in r0). */
-static int place_return(struct elt_plan_builder *b, const struct cursor *c,
+static int place_result(struct elt_plan_builder *b, const struct cursor *c,
 			const elt_type *t, int *indirect)
 {
 	*indirect = 0;
@@ -226,60 +230,36 @@ static int place_return(struct elt_plan_builder *b, const struct cursor *c,
 	return 1;
 }
 
-elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
+static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t)
+{
+	struct cursor *c = cursor;
+	int indirect;
+
+	if (!place_result(b, c, t, &indirect))
+		return 0;
+	if (indirect)
+		c->ncrn = 1;    /* r0 carries the result address */
+	return 1;
+}
+
+static void begin(void *cursor, const elt_signature *sig)
 {
 	/* A variadic function uses the base variant for every argument and
 	 * the result, even on armhf (AAPCS 6.4.1 / 6.5). */
-	struct cursor c = { 0, 0, 0xffff,
-			    VFP_VARIANT && !(sig && (sig->flags & ELT_SIGNATURE_VARIADIC)) };
-	int indirect;
-	uint32_t i;
+	*(struct cursor *)cursor = (struct cursor){ 0, 0, 0xffff,
+		VFP_VARIANT && !(sig->flags & ELT_SIGNATURE_VARIADIC) };
+}
 
-	if (!sig)
-		return ELT_OK;
-	elt_plan_return(b, sig->ret->size);
-	if (!place_return(b, &c, sig->ret, &indirect)) {
-		elt_plan_return_unsupported(b, "%s return values are not decoded on "
-					    "%s yet", elt_type_kind_name(sig->ret->kind),
-					    elt_arch_abi);
-		/* It may come back through a hidden pointer in r0, which
-		 * would move every argument: place none. */
-		elt_plan_arguments_unsupported(b, "where the arguments are depends on "
-					       "how the %s return value is passed, "
-					       "not decoded on %s yet",
-					       elt_type_kind_name(sig->ret->kind),
-					       elt_arch_abi);
-		return ELT_OK;
-	}
-	if (indirect)
-		c.ncrn = 1;                     /* r0 carries the result address */
+static const struct elt_abi_rules rules = {
+	.begin = begin,
+	.place_return = place_return,
+	.place_argument = place_argument,
+	.undecoded_return_moves_arguments = 1,
+};
 
-	for (i = 0; i < sig->nparams; i++) {
-		const elt_type *t = sig->params[i];
+elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
+{
+	struct cursor c;
 
-		if ((int32_t)i == sig->continuation_index) {
-			/* A pointer: the next core register or stack word. */
-			struct elt_piece *k = &b->plan->continuation;
-
-			k->length = 4;
-			if (c.ncrn < 4) {
-				k->source = ELT_SRC_FRAME;
-				k->offset = CORE_OFFSET(c.ncrn++);
-			} else {
-				k->source = ELT_SRC_STACK;
-				k->offset = c.nsaa;
-				c.nsaa += 4;
-			}
-			b->plan->has_continuation = 1;
-			continue;
-		}
-		elt_plan_argument(b, t->size);
-		if (!place_argument(b, &c, t)) {
-			elt_plan_arguments_unsupported(b, "%s arguments are not decoded on %s yet "
-					     "(parameter %u)", elt_type_kind_name(t->kind),
-					     elt_arch_abi, i + 1);
-			break;
-		}
-	}
-	return ELT_OK;
+	return elt_plan_signature(b, sig, &rules, &c);
 }

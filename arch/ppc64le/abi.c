@@ -167,9 +167,10 @@ static unsigned fp_parts(const elt_type *t, uint32_t *part_size)
 /* Places one argument; returns 0 when its type is not decoded here, since
  * every later argument's place then depends on it.  `why` gets the reason
  * when it is not the usual "not decoded yet". */
-static int place_argument(struct elt_plan_builder *b, struct cursor *c,
+static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
+	struct cursor *c = cursor;
 	uint32_t part;
 	unsigned n, i;
 
@@ -190,8 +191,11 @@ static int place_argument(struct elt_plan_builder *b, struct cursor *c,
 	case ELT_TYPE_LONGDOUBLE:
 	case ELT_TYPE_COMPLEX:
 		n = fp_parts(t, &part);
-		if (!n)
+		if (!n) {
+			*why = "an IEEE binary128 long double (-mabi=ieeelongdouble) is "
+			       "not decoded on ppc64le yet";
 			return 0;
+		}
 		if (variadic && part == 4 && t->kind == ELT_TYPE_FLOAT) {
 			*why = "a variadic float is promoted to double in C: describe it as d";
 			return 0;
@@ -206,8 +210,9 @@ static int place_argument(struct elt_plan_builder *b, struct cursor *c,
 	}
 }
 
-static int place_return(struct elt_plan_builder *b, const elt_type *t)
+static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t)
 {
+	(void)cursor;
 	uint32_t part;
 	unsigned n, i;
 
@@ -242,63 +247,22 @@ static int place_return(struct elt_plan_builder *b, const elt_type *t)
 	}
 }
 
-static const char *kind_name(const elt_type *t)
+static void begin(void *cursor, const elt_signature *sig)
 {
-#if defined(__LONG_DOUBLE_IEEE128__)
-	if (t->kind == ELT_TYPE_LONGDOUBLE ||
-	    (t->kind == ELT_TYPE_COMPLEX && t->element->kind == ELT_TYPE_LONGDOUBLE))
-		return "IEEE binary128 long double (-mabi=ieeelongdouble)";
-#endif
-	return elt_type_kind_name(t->kind);
+	(void)sig;
+	*(struct cursor *)cursor = (struct cursor){ 0, 1 };
 }
+
+static const struct elt_abi_rules rules = {
+	.begin = begin,
+	.place_return = place_return,
+	.place_argument = place_argument,
+	.undecoded_return_moves_arguments = 1,
+};
 
 elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
 {
-	struct cursor c = { 0, 1 };
-	uint32_t i;
+	struct cursor c;
 
-	if (!sig)
-		return ELT_OK;
-	elt_plan_return(b, sig->ret->size);
-	if (!place_return(b, sig->ret)) {
-		elt_plan_return_unsupported(b, "%s return values are not decoded on "
-					    "%s yet", kind_name(sig->ret), elt_arch_abi);
-		/* It may come back through a hidden pointer in r3, which
-		 * would move every argument: place none. */
-		elt_plan_arguments_unsupported(b, "where the arguments are depends on "
-					       "how the %s return value is passed, "
-					       "not decoded on %s yet",
-					       kind_name(sig->ret), elt_arch_abi);
-		return ELT_OK;
-	}
-
-	for (i = 0; i < sig->nparams; i++) {
-		const elt_type *t = sig->params[i];
-		const char *why = NULL;
-
-		if ((int32_t)i == sig->continuation_index) {
-			/* A pointer: the next doubleword. */
-			struct elt_piece *k = &b->plan->continuation;
-			enum elt_source source;
-			uint32_t offset;
-
-			dw_place(c.dw++, &source, &offset);
-			k->source = source;
-			k->offset = offset;
-			k->length = 8;
-			b->plan->has_continuation = 1;
-			continue;
-		}
-		elt_plan_argument(b, t->size);
-		if (!place_argument(b, &c, t, i >= sig->nfixed, &why)) {
-			if (why)
-				elt_plan_arguments_unsupported(b, "parameter %u: %s", i + 1, why);
-			else
-				elt_plan_arguments_unsupported(b, "%s arguments are not decoded "
-							       "on %s yet (parameter %u)",
-							       kind_name(t), elt_arch_abi, i + 1);
-			break;
-		}
-	}
-	return ELT_OK;
+	return elt_plan_signature(b, sig, &rules, &c);
 }

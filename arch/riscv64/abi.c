@@ -124,9 +124,12 @@ static void integer_pair(struct elt_plan_builder *b, struct cursor *c, uint32_t 
 
 /* Places one argument; returns 0 when its type is not decoded here, since
  * every later argument's place then depends on it. */
-static int place_argument(struct elt_plan_builder *b, struct cursor *c,
-			  const elt_type *t, int variadic)
+static int place_argument(struct elt_plan_builder *b, void *cursor,
+			  const elt_type *t, int variadic, const char **why)
 {
+	struct cursor *c = cursor;
+
+	(void)why;
 	if (is_integer_class(t)) {
 		integer_word(b, c, t->size);
 		return 1;
@@ -180,7 +183,7 @@ static int place_argument(struct elt_plan_builder *b, struct cursor *c,
 /* Places the return value; 0 when it is not decoded here.  *hidden is set
  * when the caller passes the result's address in a0 (a value returned by
  * reference), which moves every argument one register on. */
-static int place_return(struct elt_plan_builder *b, const elt_type *t, int *hidden)
+static int place_result(struct elt_plan_builder *b, const elt_type *t, int *hidden)
 {
 	*hidden = 0;
 	if (is_integer_class(t)) {
@@ -218,57 +221,34 @@ static int place_return(struct elt_plan_builder *b, const elt_type *t, int *hidd
 	}
 }
 
+static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t)
+{
+	struct cursor *c = cursor;
+	int hidden;
+
+	if (!place_result(b, t, &hidden))
+		return 0;
+	if (hidden)
+		c->gpr = 1;      /* the first argument register carries the result's address */
+	return 1;
+}
+
+static void begin(void *cursor, const elt_signature *sig)
+{
+	(void)sig;
+	*(struct cursor *)cursor = (struct cursor){ 0, 0, 0 };
+}
+
+static const struct elt_abi_rules rules = {
+	.begin = begin,
+	.place_return = place_return,
+	.place_argument = place_argument,
+	.undecoded_return_moves_arguments = 1,
+};
+
 elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
 {
-	struct cursor c = { 0, 0, 0 };
-	int hidden;
-	uint32_t i;
+	struct cursor c;
 
-	if (!sig)
-		return ELT_OK;
-	elt_plan_return(b, sig->ret->size);
-	if (!place_return(b, sig->ret, &hidden)) {
-		elt_plan_return_unsupported(b, "%s return values are not decoded on "
-					    "%s yet", elt_type_kind_name(sig->ret->kind),
-					    elt_arch_abi);
-		/* A large one comes back through a hidden pointer in a0, which
-		 * would move every argument: place none. */
-		elt_plan_arguments_unsupported(b, "where the arguments are depends on "
-					       "how the %s return value is passed, "
-					       "not decoded on %s yet",
-					       elt_type_kind_name(sig->ret->kind),
-					       elt_arch_abi);
-		return ELT_OK;
-	}
-	c.gpr = hidden ? 1 : 0;
-
-	for (i = 0; i < sig->nparams; i++) {
-		const elt_type *t = sig->params[i];
-		int variadic = (sig->flags & ELT_SIGNATURE_VARIADIC) && i >= sig->nfixed;
-
-		if ((int32_t)i == sig->continuation_index) {
-			/* A pointer: the next a-register or stack slot. */
-			struct elt_piece *k = &b->plan->continuation;
-
-			k->length = 8;
-			if (c.gpr < ELT_RISCV64_GPR_ARGS) {
-				k->source = ELT_SRC_FRAME;
-				k->offset = A_OFFSET(c.gpr++);
-			} else {
-				k->source = ELT_SRC_STACK;
-				k->offset = c.stack;
-				c.stack += 8;
-			}
-			b->plan->has_continuation = 1;
-			continue;
-		}
-		elt_plan_argument(b, t->size);
-		if (!place_argument(b, &c, t, variadic)) {
-			elt_plan_arguments_unsupported(b, "%s arguments are not decoded on %s yet "
-					     "(parameter %u)", elt_type_kind_name(t->kind),
-					     elt_arch_abi, i + 1);
-			break;
-		}
-	}
-	return ELT_OK;
+	return elt_plan_signature(b, sig, &rules, &c);
 }

@@ -122,9 +122,13 @@ static void integer_slot(struct elt_plan_builder *b, struct cursor *c, uint32_t 
 
 /* Places one argument; returns 0 when its type is not decoded here, since
  * every later argument's place then depends on it. */
-static int place_argument(struct elt_plan_builder *b, struct cursor *c,
-			  const elt_type *t)
+static int place_argument(struct elt_plan_builder *b, void *cursor,
+			  const elt_type *t, int variadic, const char **why)
 {
+	struct cursor *c = cursor;
+
+	(void)variadic;         /* placed like fixed arguments */
+	(void)why;
 	if (is_integer_class(t)) {
 		integer_slot(b, c, t->size);
 		return 1;
@@ -158,7 +162,7 @@ static int place_argument(struct elt_plan_builder *b, struct cursor *c,
 
 /* Returns 0 when the type is not decoded here; sets *hidden when the
  * result comes back through a pointer passed in r2. */
-static int place_return(struct elt_plan_builder *b, const elt_type *t, int *hidden)
+static int place_result(struct elt_plan_builder *b, const elt_type *t, int *hidden)
 {
 	*hidden = 0;
 	if (is_integer_class(t)) {
@@ -182,57 +186,34 @@ static int place_return(struct elt_plan_builder *b, const elt_type *t, int *hidd
 	}
 }
 
-elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
+static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t)
 {
-	struct cursor c = { 0, 0, ELT_S390X_STACK_ARGS };
-	uint32_t i;
+	struct cursor *c = cursor;
 	int hidden;
 
-	if (!sig)
-		return ELT_OK;
-	elt_plan_return(b, sig->ret->size);
-	if (!place_return(b, sig->ret, &hidden)) {
-		elt_plan_return_unsupported(b, "%s return values are not decoded on "
-					    "%s yet", elt_type_kind_name(sig->ret->kind),
-					    elt_arch_abi);
-		/* It may come back through a hidden pointer in %r2, which
-		 * would move every argument: place none. */
-		elt_plan_arguments_unsupported(b, "where the arguments are depends on "
-					       "how the %s return value is passed, "
-					       "not decoded on %s yet",
-					       elt_type_kind_name(sig->ret->kind),
-					       elt_arch_abi);
-		return ELT_OK;
-	}
+	if (!place_result(b, t, &hidden))
+		return 0;
 	if (hidden)
-		c.gpr = 1;              /* %r2 carries the result's address */
+		c->gpr = 1;      /* the first argument register carries the result's address */
+	return 1;
+}
 
-	for (i = 0; i < sig->nparams; i++) {
-		const elt_type *t = sig->params[i];
+static void begin(void *cursor, const elt_signature *sig)
+{
+	(void)sig;
+	*(struct cursor *)cursor = (struct cursor){ 0, 0, ELT_S390X_STACK_ARGS };
+}
 
-		if ((int32_t)i == sig->continuation_index) {
-			/* A pointer: the next integer register or stack slot. */
-			struct elt_piece *k = &b->plan->continuation;
+static const struct elt_abi_rules rules = {
+	.begin = begin,
+	.place_return = place_return,
+	.place_argument = place_argument,
+	.undecoded_return_moves_arguments = 1,
+};
 
-			k->length = 8;
-			if (c.gpr < GPR_ARGS) {
-				k->source = ELT_SRC_FRAME;
-				k->offset = ELT_S390X_GPR_AT(2 + c.gpr++);
-			} else {
-				k->source = ELT_SRC_STACK;
-				k->offset = c.stack;
-				c.stack += 8;
-			}
-			b->plan->has_continuation = 1;
-			continue;
-		}
-		elt_plan_argument(b, t->size);
-		if (!place_argument(b, &c, t)) {
-			elt_plan_arguments_unsupported(b, "%s arguments are not decoded on %s yet "
-					     "(parameter %u)", elt_type_kind_name(t->kind),
-					     elt_arch_abi, i + 1);
-			break;
-		}
-	}
-	return ELT_OK;
+elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
+{
+	struct cursor c;
+
+	return elt_plan_signature(b, sig, &rules, &c);
 }
