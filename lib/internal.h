@@ -127,9 +127,8 @@ static inline uintptr_t elt_piece_address(const struct elt_info *info,
 /* --- the port (arch/<arch>/) --------------------------------------------- */
 
 ELT_HIDDEN extern const char elt_arch_abi[];
-/* Fills `b` with where the signature's values live on this ABI. */
-ELT_HIDDEN elt_status elt_arch_classify(const elt_signature *sig,
-					struct elt_plan_builder *b);
+/* This ABI's calling convention, for elt_plan_signature(). */
+ELT_HIDDEN extern const struct elt_abi_rules elt_arch_rules;
 /* The return address of the instrumented function. */
 ELT_HIDDEN uintptr_t elt_arch_return_address(const struct elt_info *info);
 

@@ -116,14 +116,13 @@ static const elt_type continuation_type = {
 
 /* Places K like a pointer argument, then takes its piece out of the
  * arguments into plan->continuation.  0 when the ABI could not. */
-static int place_continuation(struct elt_plan_builder *b,
-			      const struct elt_abi_rules *rules, void *cursor)
+static int place_continuation(struct elt_plan_builder *b, void *cursor)
 {
 	struct elt_plan *plan = b->plan;
 	const char *why = NULL;
 
 	elt_plan_argument(b, continuation_type.size);
-	if (b->failed || !rules->place_argument(b, cursor, &continuation_type, 0, &why) ||
+	if (b->failed || !elt_arch_rules.place_argument(b, cursor, &continuation_type, 0, &why) ||
 	    plan->args[plan->nargs - 1].count != 1)
 		return 0;
 	plan->continuation = plan->pieces[--plan->npieces];
@@ -133,19 +132,25 @@ static int place_continuation(struct elt_plan_builder *b,
 	return 1;
 }
 
-elt_status elt_plan_signature(struct elt_plan_builder *b, const elt_signature *sig,
-			      const struct elt_abi_rules *rules, void *cursor)
+elt_status elt_plan_signature(struct elt_plan_builder *b, const elt_signature *sig)
 {
+	const struct elt_abi_rules *rules = &elt_arch_rules;
+	unsigned char cursor[ELT_CURSOR_MAX] __attribute__((aligned(16)));
+	const char *why = NULL;
 	uint32_t i;
 
 	if (!sig)
 		return ELT_OK;
 	rules->begin(cursor, sig);
 	elt_plan_return(b, sig->ret->size);
-	if (!rules->place_return(b, cursor, sig->ret)) {
-		elt_plan_return_unsupported(b, "%s return values are not decoded on "
-					    "%s yet", elt_type_kind_name(sig->ret->kind),
-					    elt_arch_abi);
+	if (!rules->place_return(b, cursor, sig->ret, &why)) {
+		if (why)
+			elt_plan_return_unsupported(b, "%s", why);
+		else
+			elt_plan_return_unsupported(b, "%s return values are not decoded "
+						    "on %s yet",
+						    elt_type_kind_name(sig->ret->kind),
+						    elt_arch_abi);
 		if (rules->undecoded_return_moves_arguments) {
 			elt_plan_arguments_unsupported(b, "where the arguments are depends "
 						       "on how the %s return value is "
@@ -159,13 +164,13 @@ elt_status elt_plan_signature(struct elt_plan_builder *b, const elt_signature *s
 	for (i = 0; i < sig->nparams; i++) {
 		const elt_type *t = sig->params[i];
 		int variadic = (sig->flags & ELT_SIGNATURE_VARIADIC) && i >= sig->nfixed;
-		const char *why = NULL;
 
 		if ((int32_t)i == sig->continuation_index) {
-			if (!place_continuation(b, rules, cursor))
+			if (!place_continuation(b, cursor))
 				break;
 			continue;
 		}
+		why = NULL;
 		elt_plan_argument(b, t->size);
 		if (!rules->place_argument(b, cursor, t, variadic, &why)) {
 			/* every later argument's place depends on this one */

@@ -77,19 +77,22 @@ void elt_plan_return_unsupported(struct elt_plan_builder *b, const char *fmt, ..
 	__attribute__((format(printf, 2, 3)));
 void elt_plan_arguments_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* A port's calling convention, as elt_plan_signature() drives it.  The
- * cursor is the port's own (registers and stack used so far). */
+/* A port's calling convention, as elt_plan_signature() drives it: each
+ * port defines one, elt_arch_rules.  The cursor is the port's own
+ * (registers and stack used so far), at most ELT_CURSOR_MAX bytes. */
+#define ELT_CURSOR_MAX 64
 struct elt_abi_rules {
 	/* Resets the cursor for `sig`. */
 	void (*begin)(void *cursor, const elt_signature *sig);
 	/* Places the return value (elt_plan_return was called); 0 when this
-	 * ABI does not decode its type.  Moves the cursor when a hidden
-	 * result pointer takes an argument register. */
+	 * ABI does not decode its type, with *why set to the reason or left
+	 * NULL ("not decoded yet").  Moves the cursor when a hidden result
+	 * pointer takes an argument register. */
 	int (*place_return)(struct elt_plan_builder *b, void *cursor,
-			    const elt_type *t);
+			    const elt_type *t, const char **why);
 	/* Places one argument (elt_plan_argument was called); 0 when not
-	 * decoded, with *why set to the reason or left NULL ("not decoded
-	 * yet").  `variadic`: it follows the "..." of its signature. */
+	 * decoded, *why as above.  `variadic`: it follows the "..." of its
+	 * signature. */
 	int (*place_argument)(struct elt_plan_builder *b, void *cursor,
 			      const elt_type *t, int variadic, const char **why);
 	/* A return value this ABI does not decode may come back through a
@@ -98,11 +101,11 @@ struct elt_abi_rules {
 	int undecoded_return_moves_arguments;
 };
 
-/* Classifies a signature with a port's rules: the return value, every
- * argument in order, and K, placed like a pointer argument and kept
- * apart (plan->continuation) since it is not reported as an argument. */
-elt_status elt_plan_signature(struct elt_plan_builder *b, const elt_signature *sig,
-			      const struct elt_abi_rules *rules, void *cursor);
+/* Classifies a signature with this build's port (elt_arch_rules): the
+ * return value, every argument in order, and K, placed like a pointer
+ * argument and kept apart (plan->continuation), since it is not reported
+ * as an argument. */
+elt_status elt_plan_signature(struct elt_plan_builder *b, const elt_signature *sig);
 
 /* Lays out the scratch buffer; fails with ELT_E_NO_MEMORY or
  * ELT_E_UNSUPPORTED (values too large to reassemble). */

@@ -113,7 +113,7 @@ static elt_status plan_function(struct elt_function *fn)
 	elt_status st;
 
 	elt_plan_begin(&b, &fn->plan);
-	st = elt_arch_classify(fn->signature, &b);
+	st = elt_plan_signature(&b, fn->signature);
 	if (st == ELT_OK)
 		st = elt_plan_end(&b);
 	if (st == ELT_OK && (fn->desc.flags & ELT_FUNCTION_ASYNC) &&

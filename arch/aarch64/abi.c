@@ -148,10 +148,10 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
 	struct cursor *c = cursor;
+	uint32_t part;
 
 	(void)variadic;         /* placed like fixed arguments */
 	(void)why;
-	uint32_t part;
 
 	if (is_integer_class(t)) {              /* C.7, else C.11-C.15 */
 		if (c->ngrn < 8) {
@@ -203,8 +203,10 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 	}
 }
 
-static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t)
+static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
+			const char **why)
 {
+	(void)why;
 	(void)cursor;
 	if (is_integer_class(t)) {
 		elt_plan_piece(b, ELT_SRC_FRAME, X_OFFSET(0), t->size, 0);
@@ -237,7 +239,9 @@ static void begin(void *cursor, const elt_signature *sig)
 	*(struct cursor *)cursor = (struct cursor){ 0, 0, 0 };
 }
 
-static const struct elt_abi_rules rules = {
+_Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");
+
+const struct elt_abi_rules elt_arch_rules = {
 	.begin = begin,
 	.place_return = place_return,
 	.place_argument = place_argument,
@@ -245,10 +249,3 @@ static const struct elt_abi_rules rules = {
 	 * register: an undecoded return type moves no argument */
 	.undecoded_return_moves_arguments = 0,
 };
-
-elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
-{
-	struct cursor c;
-
-	return elt_plan_signature(b, sig, &rules, &c);
-}

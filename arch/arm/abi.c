@@ -230,11 +230,13 @@ static int place_result(struct elt_plan_builder *b, const struct cursor *c,
 	return 1;
 }
 
-static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t)
+static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
+			const char **why)
 {
 	struct cursor *c = cursor;
 	int indirect;
 
+	(void)why;
 	if (!place_result(b, c, t, &indirect))
 		return 0;
 	if (indirect)
@@ -250,16 +252,11 @@ static void begin(void *cursor, const elt_signature *sig)
 		VFP_VARIANT && !(sig->flags & ELT_SIGNATURE_VARIADIC) };
 }
 
-static const struct elt_abi_rules rules = {
+_Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");
+
+const struct elt_abi_rules elt_arch_rules = {
 	.begin = begin,
 	.place_return = place_return,
 	.place_argument = place_argument,
 	.undecoded_return_moves_arguments = 1,
 };
-
-elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
-{
-	struct cursor c;
-
-	return elt_plan_signature(b, sig, &rules, &c);
-}

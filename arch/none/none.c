@@ -7,14 +7,41 @@
 
 const char elt_arch_abi[] = "none";
 
-elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
+static const char no_helpers[] = "this host has no helpers: nothing to decode";
+
+static void begin(void *cursor, const elt_signature *sig)
 {
-	if (sig) {
-		elt_plan_return_unsupported(b, "this host has no helpers: nothing to decode");
-		elt_plan_arguments_unsupported(b, "this host has no helpers: nothing to decode");
-	}
-	return ELT_OK;
+	(void)cursor;
+	(void)sig;
 }
+
+static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
+			const char **why)
+{
+	(void)b;
+	(void)cursor;
+	(void)t;
+	*why = no_helpers;
+	return 0;
+}
+
+static int place_argument(struct elt_plan_builder *b, void *cursor,
+			  const elt_type *t, int variadic, const char **why)
+{
+	(void)b;
+	(void)cursor;
+	(void)t;
+	(void)variadic;
+	*why = no_helpers;
+	return 0;
+}
+
+const struct elt_abi_rules elt_arch_rules = {
+	.begin = begin,
+	.place_return = place_return,
+	.place_argument = place_argument,
+	.undecoded_return_moves_arguments = 1,
+};
 
 uintptr_t elt_arch_return_address(const struct elt_info *info)
 {

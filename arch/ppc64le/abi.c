@@ -210,11 +210,14 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 	}
 }
 
-static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t)
+static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
+			const char **why)
 {
-	(void)cursor;
 	uint32_t part;
 	unsigned n, i;
+
+	(void)why;
+	(void)cursor;
 
 	if (is_integer_class(t)) {
 		elt_plan_piece(b, ELT_SRC_FRAME, ELT_PPC64LE_GPR_AT(3), t->size, 0);
@@ -253,16 +256,11 @@ static void begin(void *cursor, const elt_signature *sig)
 	*(struct cursor *)cursor = (struct cursor){ 0, 1 };
 }
 
-static const struct elt_abi_rules rules = {
+_Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");
+
+const struct elt_abi_rules elt_arch_rules = {
 	.begin = begin,
 	.place_return = place_return,
 	.place_argument = place_argument,
 	.undecoded_return_moves_arguments = 1,
 };
-
-elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
-{
-	struct cursor c;
-
-	return elt_plan_signature(b, sig, &rules, &c);
-}

@@ -221,11 +221,13 @@ static int place_result(struct elt_plan_builder *b, const elt_type *t, int *hidd
 	}
 }
 
-static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t)
+static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
+			const char **why)
 {
 	struct cursor *c = cursor;
 	int hidden;
 
+	(void)why;
 	if (!place_result(b, t, &hidden))
 		return 0;
 	if (hidden)
@@ -239,16 +241,11 @@ static void begin(void *cursor, const elt_signature *sig)
 	*(struct cursor *)cursor = (struct cursor){ 0, 0, 0 };
 }
 
-static const struct elt_abi_rules rules = {
+_Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");
+
+const struct elt_abi_rules elt_arch_rules = {
 	.begin = begin,
 	.place_return = place_return,
 	.place_argument = place_argument,
 	.undecoded_return_moves_arguments = 1,
 };
-
-elt_status elt_arch_classify(const elt_signature *sig, struct elt_plan_builder *b)
-{
-	struct cursor c;
-
-	return elt_plan_signature(b, sig, &rules, &c);
-}
