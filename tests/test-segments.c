@@ -75,8 +75,9 @@ static void record(const elt_info *info)
 			if ((uintptr_t)pcs[i] > (uintptr_t)probe_enter &&
 			    (uintptr_t)pcs[i] <= (uintptr_t)probe_enter_end)
 				seen.backtrace_through_helper = 1;
-			/* and on, through the probe, into the C that called it */
-			if ((uintptr_t)pcs[i] == probe_return_address)
+			/* and on, through the probe, into the C that called it
+			 * (bit 0: the Thumb state bit, which unwinders drop) */
+			if (((uintptr_t)pcs[i] | 1) == (probe_return_address | 1))
 				seen.backtrace_reaches_caller = 1;
 		}
 	}
