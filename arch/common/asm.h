@@ -12,6 +12,8 @@
 #elif defined(__aarch64__) && defined(__ARM_FEATURE_BTI_DEFAULT) && \
 	__ARM_FEATURE_BTI_DEFAULT
 # define ELT_LANDING_PAD bti c
+#elif defined(__i386__) && defined(__CET__) && (__CET__ & 1)
+# define ELT_LANDING_PAD endbr32
 #else
 # define ELT_LANDING_PAD
 #endif
@@ -110,20 +112,28 @@ sym:                                    \
 # define ELT_NOTE_GNU_STACK .section .note.GNU-stack, "", %progbits
 
 /* x86 CET: this object is IBT and SHSTK compatible (every helper starts
- * with endbr64 and returns with a plain ret), said only when the build
- * asked for CET so the linker can combine it with the C objects. */
-# if defined(__x86_64__) && defined(__CET__)
+ * with endbr64/endbr32 and returns with a plain ret or ret $n), said only
+ * when the build asked for CET so the linker can combine it with the C
+ * objects.  ELF64 aligns the property array to 8 bytes, ELF32 to 4. */
+# if defined(__x86_64__)
+#  define ELT_NOTE_ALIGN 3
+#  define ELT_NOTE_DESC_SIZE 16
+# else
+#  define ELT_NOTE_ALIGN 2
+#  define ELT_NOTE_DESC_SIZE 12
+# endif
+# if (defined(__x86_64__) || defined(__i386__)) && defined(__CET__)
 #  define ELT_NOTE_PROPERTY                                   \
 	.pushsection .note.gnu.property, "a";                \
-	.p2align 3;                                          \
+	.p2align ELT_NOTE_ALIGN;                             \
 	.long 4;                /* name size: "GNU\0" */     \
-	.long 16;               /* descriptor size */        \
+	.long ELT_NOTE_DESC_SIZE; /* descriptor size */      \
 	.long 5;                /* NT_GNU_PROPERTY_TYPE_0 */ \
 	.asciz "GNU";                                        \
 	.long 0xc0000002;       /* X86_FEATURE_1_AND */      \
 	.long 4;                                             \
 	.long __CET__;          /* 1 = IBT, 2 = SHSTK */     \
-	.p2align 3;                                          \
+	.p2align ELT_NOTE_ALIGN;                             \
 	.popsection
 /* AArch64: this object is BTI compatible (every helper starts with a
  * landing pad) and, with pac-ret, signs the return addresses it spills:

@@ -71,7 +71,10 @@ for abi in "${wanted[@]}"; do
 		host_args=(--host="$triplet")
 		case $wrapper in
 		wine) wrap="wine" ;;
-		*) wrap="${wrapper%%:*} -L ${wrapper#*:}" ;;
+		# The target's libraries first: with a host multilib (/lib32)
+		# in ld.so.cache, qemu-i386 would mix two glibc builds and hang
+		# in the first pthread_create.
+		*) wrap="${wrapper%%:*} -L ${wrapper#*:} -E LD_LIBRARY_PATH=${wrapper#*:}/lib" ;;
 		esac
 	fi
 	echo "=== $abi" >&2

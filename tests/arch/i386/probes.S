@@ -1,0 +1,134 @@
+/*
+ * i386 System V probes (tests/probes.h): instrumented functions that call
+ * the helpers exactly as doc/abi.md tells a JIT to.  Position independent
+ * (the tests are PIE): %ebx holds the GOT, which also lets the helpers be
+ * called through the lazily bound PLT.
+ */
+#include "asm.h"
+
+	.text
+	.p2align 4
+	.type	probe_pc_thunk_bx, %function
+probe_pc_thunk_bx:
+	.cfi_startproc
+	movl	(%esp), %ebx
+	ret
+	.cfi_endproc
+	.size	probe_pc_thunk_bx, . - probe_pc_thunk_bx
+
+/* Frame: saved %ebp, then %ebx (the GOT) and %esi (scratch) below it. */
+.macro PROLOG
+	pushl	%ebp
+	.cfi_adjust_cfa_offset 4
+	.cfi_rel_offset %ebp, 0
+	movl	%esp, %ebp
+	.cfi_def_cfa_register %ebp
+	pushl	%ebx
+	.cfi_offset %ebx, -12
+	pushl	%esi
+	.cfi_offset %esi, -16
+	call	probe_pc_thunk_bx
+	addl	$_GLOBAL_OFFSET_TABLE_, %ebx
+.endm
+
+.macro EPILOG pop=0
+	movl	-4(%ebp), %ebx
+	.cfi_restore %ebx
+	movl	-8(%ebp), %esi
+	.cfi_restore %esi
+	leave
+	.cfi_def_cfa %esp, 4
+	.cfi_restore %ebp
+	.if \pop
+	ret	$\pop
+	.else
+	ret
+	.endif
+.endm
+
+/* Push the caller SP and the function id, remembering both (and the
+ * return address) for the test.  Only %esi, the probe's own, is used. */
+.macro PUSH_HELPER_ARGS
+	leal	8(%ebp), %esi
+	movl	%esi, probe_caller_sp@GOTOFF(%ebx)
+	pushl	%esi
+	movl	4(%ebp), %esi
+	movl	%esi, probe_return_address@GOTOFF(%ebx)
+	pushl	probe_function@GOTOFF(%ebx)
+.endm
+
+ELT_ENTRY(probe_enter)
+	PROLOG
+	PUSH_HELPER_ARGS
+	call	elt_helper_enter@PLT    /* pops both */
+	EPILOG
+ELT_END(probe_enter)
+	.globl	probe_enter_end
+probe_enter_end:
+
+/*
+ * The target gets the first four stack words this probe was given, so a
+ * hidden struct return pointer passes through; a target that returns
+ * through one pops it (ret $4), and so must this probe then: it measures
+ * what the target popped and returns the same way.
+ */
+#define POPPED -12                      /* bytes the target popped */
+ELT_ENTRY(probe_leave)
+	PROLOG
+	subl	$16, %esp               /* %esp = %ebp - 24: 16-aligned if the caller was */
+	pushl	20(%ebp)
+	pushl	16(%ebp)
+	pushl	12(%ebp)
+	pushl	8(%ebp)
+	call	*probe_target@GOTOFF(%ebx)
+	movl	%esp, %esi
+	subl	%ebp, %esi
+	addl	$40, %esi               /* 0, or 4 after ret $4 */
+	movl	%esi, POPPED(%ebp)
+	leal	-24(%ebp), %esp
+	movl	probe_continuation@GOTOFF(%ebx), %ecx
+	PUSH_HELPER_ARGS
+	call	elt_helper_leave@PLT
+	cmpl	$0, POPPED(%ebp)
+	jne	1f
+	.cfi_remember_state
+	EPILOG
+	.cfi_restore_state
+1:	EPILOG	4
+ELT_END(probe_leave)
+
+ELT_ENTRY(probe_tailcall)
+	PROLOG
+	PUSH_HELPER_ARGS
+	call	elt_helper_tailcall@PLT
+	EPILOG
+ELT_END(probe_tailcall)
+
+ELT_ENTRY(probe_pair)
+	PROLOG
+	PUSH_HELPER_ARGS
+	call	elt_helper_enter@PLT
+	PUSH_HELPER_ARGS
+	call	elt_helper_leave@PLT
+	EPILOG
+ELT_END(probe_pair)
+
+ELT_ENTRY(probe_bare)
+	ret
+ELT_END(probe_bare)
+
+	.data
+	.p2align 2
+	.globl	probe_function, probe_target, probe_continuation
+	.globl	probe_caller_sp, probe_return_address
+	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+probe_function:		.long 0
+probe_target:		.long 0
+probe_continuation:	.long 0
+probe_caller_sp:	.long 0
+probe_return_address:	.long 0
+probe_enter_address:	.long probe_enter
+probe_leave_address:	.long probe_leave
+probe_tailcall_address:	.long probe_tailcall
+
+	ELT_OBJECT_NOTES
