@@ -35,7 +35,7 @@ static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 	}
 }
 
-void elt_dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation_out)
+static void dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation_out)
 {
 	unsigned n, i;
 
@@ -73,4 +73,19 @@ void elt_dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation_o
 out:
 	atomic_signal_fence(memory_order_seq_cst);
 	elt_in_callback = 0;
+}
+
+void elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp,
+			unsigned hook, uintptr_t continuation_out)
+{
+	/* Where getters reassemble split values: on this stack, so plugins
+	 * of one segment share it and nothing is allocated. */
+	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
+	struct elt_info info;
+
+	info.id = id;
+	info.caller_sp = caller_sp;
+	info.frame = frame;
+	info.scratch = scratch;
+	dispatch(&info, hook, continuation_out);
 }

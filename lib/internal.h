@@ -106,10 +106,12 @@ struct elt_info {
 	unsigned char *scratch;         /* ELT_SCRATCH_SIZE bytes */
 };
 
-/* Called by a port with id, caller_sp, frame and scratch filled in;
- * `continuation_out` is the continuation return register (Leave). */
-ELT_HIDDEN void elt_dispatch(struct elt_info *info, unsigned hook,
-			     uintptr_t continuation_out);
+/* Called by a port's helper (through its C entry) with the saved register
+ * image, the function id and caller SP the instrumented code passed, which
+ * helper it was (ELT_HOOK_*), and the continuation return register. */
+ELT_HIDDEN void elt_dispatch_frame(const void *frame, elt_function_id id,
+				   uintptr_t caller_sp, unsigned hook,
+				   uintptr_t continuation_out);
 
 /* Where a piece of a value is, for this callback. */
 static inline uintptr_t elt_piece_address(const struct elt_info *info,

@@ -66,14 +66,9 @@ ELT_HIDDEN void elt_aarch64_dispatch(struct elt_aarch64_frame *frame);
 
 void elt_aarch64_dispatch(struct elt_aarch64_frame *frame)
 {
-	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
-	struct elt_info info;
-
-	info.id = frame->function_id;
-	info.caller_sp = frame->caller_sp;
-	info.frame = frame;
-	info.scratch = scratch;
-	elt_dispatch(&info, frame->hook, frame->x[2]);   /* x2: the continuation */
+	/* x2: the continuation */
+	elt_dispatch_frame(frame, frame->function_id, frame->caller_sp, frame->hook,
+			   frame->x[2]);
 }
 
 /* A return address without its pointer authentication code, if the

@@ -52,14 +52,9 @@ ELT_HIDDEN void elt_arm_dispatch(struct elt_arm_frame *frame);
 
 void elt_arm_dispatch(struct elt_arm_frame *frame)
 {
-	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(8)));
-	struct elt_info info;
-
-	info.id = frame->function_id;
-	info.caller_sp = frame->caller_sp;
-	info.frame = frame;
-	info.scratch = scratch;
-	elt_dispatch(&info, frame->hook, frame->r[2]);  /* r2: the continuation */
+	/* r2: the continuation */
+	elt_dispatch_frame(frame, frame->function_id, frame->caller_sp, frame->hook,
+			   frame->r[2]);
 }
 
 uintptr_t elt_arch_return_address(const struct elt_info *info)

@@ -85,14 +85,7 @@ ELT_HIDDEN void elt_i386_dispatch(struct elt_i386_frame *frame);
 
 void elt_i386_dispatch(struct elt_i386_frame *frame)
 {
-	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
-	struct elt_info info;
-
-	info.id = frame->function_id;
-	info.caller_sp = frame->caller_sp;
-	info.frame = frame;
-	info.scratch = scratch;
-	elt_dispatch(&info, frame->hook, frame->ecx);
+	elt_dispatch_frame(frame, frame->function_id, frame->caller_sp, frame->hook, frame->ecx);
 }
 
 uintptr_t elt_arch_return_address(const struct elt_info *info)

@@ -43,15 +43,9 @@ ELT_HIDDEN void elt_ppc64le_dispatch(struct elt_ppc64le_frame *frame);
 
 void elt_ppc64le_dispatch(struct elt_ppc64le_frame *frame)
 {
-	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
-	struct elt_info info;
-
-	info.id = frame->function_id;
-	info.caller_sp = frame->caller_sp;
-	info.frame = frame;
-	info.scratch = scratch;
-	/* r5: the continuation return register (doc/abi.md). */
-	elt_dispatch(&info, frame->hook, frame->gpr[5]);
+	/* r5: the continuation return register (doc/abi.md) */
+	elt_dispatch_frame(frame, frame->function_id, frame->caller_sp, frame->hook,
+			   frame->gpr[5]);
 }
 
 uintptr_t elt_arch_return_address(const struct elt_info *info)

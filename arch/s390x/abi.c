@@ -66,14 +66,9 @@ ELT_HIDDEN void elt_s390x_dispatch(struct elt_s390x_frame *frame);
 
 void elt_s390x_dispatch(struct elt_s390x_frame *frame)
 {
-	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
-	struct elt_info info;
-
-	info.id = frame->function_id;
-	info.caller_sp = frame->caller_sp;
-	info.frame = frame;
-	info.scratch = scratch;
-	elt_dispatch(&info, frame->hook, frame->gpr[4]);   /* %r4: continuation */
+	/* %r4: the continuation */
+	elt_dispatch_frame(frame, frame->function_id, frame->caller_sp, frame->hook,
+			   frame->gpr[4]);
 }
 
 uintptr_t elt_arch_return_address(const struct elt_info *info)
