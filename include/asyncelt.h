@@ -40,7 +40,14 @@ extern "C" {
 #endif
 
 #if defined(__GNUC__)
-# define ELT_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+/* On Windows, "printf" means the C runtime's (msvcrt) conventions, which
+ * lack C99's %zu, %lld...: the library formats with mingw-w64's C99
+ * printf, so say gnu_printf. */
+# if defined(_WIN32)
+#  define ELT_PRINTF(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
+# else
+#  define ELT_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+# endif
 #else
 # define ELT_PRINTF(fmt, args)
 #endif

@@ -14,12 +14,23 @@
 #include "hook.h"
 #include "plan.h"
 
-#define ELT_HIDDEN __attribute__((visibility("hidden")))
+/* PE/COFF has no symbol visibility: a DLL exports only what is marked
+ * dllexport (ELT_API), so everything else is internal already. */
+#if defined(_WIN32)
+# define ELT_HIDDEN
+#else
+# define ELT_HIDDEN __attribute__((visibility("hidden")))
+#endif
 
 /* Thread-local data of the hot path: initial-exec, so an access is one
  * instruction and never allocates.  Kept to a few bytes, since a library
- * that is dlopen()ed takes this from the static TLS surplus. */
-#define ELT_TLS __thread __attribute__((tls_model("initial-exec")))
+ * that is dlopen()ed takes this from the static TLS surplus.  The TLS
+ * models are ELF's: on Windows plain __thread. */
+#if defined(_WIN32)
+# define ELT_TLS __thread
+#else
+# define ELT_TLS __thread __attribute__((tls_model("initial-exec")))
+#endif
 
 #define ELT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define ELT_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -10,6 +10,7 @@
 #ifndef ELT_PLAN_H
 #define ELT_PLAN_H
 
+#include <asyncelt.h>
 #include <stdint.h>
 
 enum elt_source {
@@ -74,9 +75,9 @@ void elt_plan_piece(struct elt_plan_builder *b, enum elt_source source,
  * cannot know whether a hidden result pointer takes the first argument
  * register, so it places no argument and no K. */
 void elt_plan_return_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	ELT_PRINTF(2, 3);
 void elt_plan_arguments_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	ELT_PRINTF(2, 3);
 /* A port's calling convention, as elt_plan_signature() drives it: each
  * port defines one, elt_arch_rules.  The cursor is the port's own
  * (registers and stack used so far), at most ELT_CURSOR_MAX bytes. */

@@ -8,15 +8,29 @@
  */
 #include "internal.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(_WIN32)
+# include <windows.h>
+#else
+# include <dlfcn.h>
+#endif
 
 #ifndef ELT_PLUGIN_DIR
 # define ELT_PLUGIN_DIR "/usr/local/lib/libasyncelt"
+#endif
+
+/* Module names and the separator of $ASYNCELT_PLUGIN_PATH: Windows
+ * paths hold ':' after the drive letter, so its lists use ';'. */
+#if defined(_WIN32)
+# define MODULE_SUFFIX ".dll"
+# define PATH_SEPARATOR ';'
+#else
+# define MODULE_SUFFIX ".so"
+# define PATH_SEPARATOR ':'
 #endif
 
 /* Oldest descriptor major this library still understands. */
@@ -143,16 +157,74 @@ elt_status elt_plugin_add(const elt_plugin *plugin, const char *options)
 	return st;
 }
 
+/* --- modules: dlopen, or LoadLibrary on Windows --------------------------- */
+
+#if defined(_WIN32)
+static void *module_open(const char *path, char *why, size_t why_len)
+{
+	HMODULE m = LoadLibraryA(path);
+
+	if (!m) {
+		DWORD code = GetLastError();
+
+		if (!FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+				    NULL, code, 0, why, (DWORD)why_len, NULL))
+			snprintf(why, why_len, "error %lu", (unsigned long)code);
+		why[strcspn(why, "\r\n")] = 0;
+	}
+	return (void *)m;
+}
+
+static void *module_symbol(void *module, const char *name)
+{
+	void *sym;
+	FARPROC p = GetProcAddress((HMODULE)module, name);
+
+	memcpy(&sym, &p, sizeof(sym));
+	return sym;
+}
+
+static void module_close(void *module)
+{
+	FreeLibrary((HMODULE)module);
+}
+#else
+static void *module_open(const char *path, char *why, size_t why_len)
+{
+	void *m = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	if (!m)
+		snprintf(why, why_len, "%s", dlerror());
+	return m;
+}
+
+static void *module_symbol(void *module, const char *name)
+{
+	return dlsym(module, name);
+}
+
+static void module_close(void *module)
+{
+	dlclose(module);
+}
+#endif
+
 /* --- loading by name ----------------------------------------------------- */
 
 static int is_path(const char *name)
 {
 	size_t n = strlen(name);
 
-	return strchr(name, '/') || (n > 3 && strcmp(name + n - 3, ".so") == 0);
+	size_t k = sizeof(MODULE_SUFFIX) - 1;
+
+	return strchr(name, '/') ||
+#if defined(_WIN32)
+	       strchr(name, '\\') ||
+#endif
+	       (n > k && strcmp(name + n - k, MODULE_SUFFIX) == 0);
 }
 
-/* Finds asyncelt-NAME.so on $ASYNCELT_PLUGIN_PATH, then in the install
+/* Finds asyncelt-NAME.so (.dll) on $ASYNCELT_PLUGIN_PATH, then in the install
  * directory.  Returns 0 and fills `path` with the last candidate tried. */
 static int find_module(const char *name, char *path, size_t size)
 {
@@ -160,23 +232,24 @@ static int find_module(const char *name, char *path, size_t size)
 	const char *d = dirs;
 
 	while (d && *d) {
-		size_t len = strcspn(d, ":");
+		const char sep[2] = { PATH_SEPARATOR, 0 };
+		size_t len = strcspn(d, sep);
 
 		if (len) {
-			snprintf(path, size, "%.*s/asyncelt-%s.so", (int)len, d, name);
+			snprintf(path, size, "%.*s/asyncelt-%s" MODULE_SUFFIX, (int)len, d, name);
 			if (access(path, F_OK) == 0)
 				return 1;
 		}
-		d += len + (d[len] == ':');
+		d += len + (d[len] == PATH_SEPARATOR);
 	}
-	snprintf(path, size, "%s/asyncelt-%s.so", ELT_PLUGIN_DIR, name);
+	snprintf(path, size, "%s/asyncelt-%s" MODULE_SUFFIX, ELT_PLUGIN_DIR, name);
 	return access(path, F_OK) == 0;
 }
 
 static elt_status load_one(const char *name, const char *options)
 {
 	const elt_plugin *(*entry)(void);
-	char path[4096];
+	char path[4096], why[256];
 	void *module;
 	elt_status st;
 
@@ -186,29 +259,29 @@ static elt_status load_one(const char *name, const char *options)
 		snprintf(path, sizeof(path), "%s", name);
 	else if (!find_module(name, path, sizeof(path)))
 		return elt_set_error(ELT_E_PLUGIN,
-				     "plugin %s: no asyncelt-%s.so in $ASYNCELT_PLUGIN_PATH "
+				     "plugin %s: no asyncelt-%s" MODULE_SUFFIX " in $ASYNCELT_PLUGIN_PATH "
 				     "(%s) nor in %s", name, name,
 				     getenv("ASYNCELT_PLUGIN_PATH") ? getenv("ASYNCELT_PLUGIN_PATH")
 				     : "unset", ELT_PLUGIN_DIR);
-	module = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	module = module_open(path, why, sizeof(why));
 	if (!module)
 		return elt_set_error(ELT_E_PLUGIN, "plugin %s: cannot load %s: %s",
-				     name, path, dlerror());
-	*(void **)&entry = dlsym(module, ELT_PLUGIN_ENTRY_SYMBOL);
+				     name, path, why);
+	*(void **)&entry = module_symbol(module, ELT_PLUGIN_ENTRY_SYMBOL);
 	if (!entry) {
-		dlclose(module);
+		module_close(module);
 		return elt_set_error(ELT_E_PLUGIN,
 				     "plugin %s: %s has no %s() (declare it with "
 				     "ELT_PLUGIN_DEFINE)", name, path, ELT_PLUGIN_ENTRY_SYMBOL);
 	}
 	if (!entry()) {
-		dlclose(module);
+		module_close(module);
 		return elt_set_error(ELT_E_PLUGIN, "plugin %s: %s() in %s returned NULL",
 				     name, ELT_PLUGIN_ENTRY_SYMBOL, path);
 	}
 	st = add(entry(), options, module);
 	if (st != ELT_OK)
-		dlclose(module);
+		module_close(module);
 	return st;
 }
 
@@ -223,11 +296,13 @@ elt_status elt_plugin_load(const char *spec)
 	while (*s) {
 		size_t len = strcspn(s, ";");
 		size_t name_len = strcspn(s, ":;");
-		char *item = strndup(s, len);
+		char *item = malloc(len + 1);   /* strndup: not in mingw-w64 */
 		elt_status st;
 
 		if (!item)
 			return elt_set_error(ELT_E_NO_MEMORY, "out of memory loading plugins");
+		memcpy(item, s, len);
+		item[len] = 0;
 		if (len == 0) {
 			st = ELT_OK;    /* ";;" and a trailing ';' are harmless */
 		} else {

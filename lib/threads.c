@@ -19,6 +19,8 @@
 #if defined(__linux__)
 # include <linux/membarrier.h>
 # include <sys/syscall.h>
+#elif defined(_WIN32)
+# include <windows.h>
 #endif
 
 ELT_TLS unsigned char elt_in_callback;
@@ -81,6 +83,11 @@ static void barrier_everywhere(void)
 #if defined(__linux__) && defined(SYS_membarrier)
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
 		return;
+#elif defined(_WIN32)
+	/* Windows' membarrier: an interrupt to every processor running a
+	 * thread of this process, which flushes its store buffer. */
+	FlushProcessWriteBuffers();
+	return;
 #endif
 	/* A store buffer drains in nanoseconds, and a thread preempted in
 	 * between passed a barrier in the context switch. */

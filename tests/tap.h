@@ -10,6 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(_WIN32)
+# include <fcntl.h>
+# include <io.h>
+/* TAP lines end in "\n": a text-mode stdout would make it "\r\n", and
+ * tap-driver.sh would not recognize "1..N\r" as the plan. */
+__attribute__((constructor)) static void tap_binary_stdout(void)
+{
+	_setmode(_fileno(stdout), _O_BINARY);
+}
+#endif
+
 static int tap_planned;
 static int tap_run;
 static int tap_failed;

@@ -16,6 +16,18 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* Windows: no aligned_alloc, no /dev/null. */
+#if defined(_WIN32)
+# include <malloc.h>
+# define regs_alloc(size) _aligned_malloc((size), 64)
+# define regs_free _aligned_free
+# define NULL_DEVICE "NUL"
+#else
+# define regs_alloc(size) aligned_alloc(64, (size))
+# define regs_free free
+# define NULL_DEVICE "/dev/null"
+#endif
+
 static unsigned callbacks;
 
 static void clobber_cb(const elt_info *info, void *state)
@@ -34,7 +46,7 @@ static void clobber_cb(const elt_info *info, void *state)
 	elt_get_return_info(info, r);
 
 	if (!devnull)
-		devnull = fopen("/dev/null", "w");
+		devnull = fopen(NULL_DEVICE, "w");
 	memset(big_a, 0x5a, sizeof(big_a));
 	memcpy(big_b, big_a, sizeof(big_b));    /* glibc: widest vector moves */
 	snprintf(text, sizeof(text), "%f %g %Lf", x * 3.25, sqrt(x), (long double)x / 3);
@@ -57,8 +69,8 @@ int main(void)
 		{ "leave", elt_helper_leave, 1 },
 		{ "tailcall", elt_helper_tailcall, 0 },
 	};
-	struct regs *in = aligned_alloc(64, regs_size);
-	struct regs *out = aligned_alloc(64, regs_size);
+	struct regs *in = regs_alloc(regs_size);
+	struct regs *out = regs_alloc(regs_size);
 	unsigned i, variant, seed = 0;
 	int misalign, async;
 
@@ -94,7 +106,7 @@ int main(void)
 						tap_diag("  the plugin ran %u times", callbacks - before);
 				}
 	elt_shutdown();
-	free(in);
-	free(out);
+	regs_free(in);
+	regs_free(out);
 	return tap_done();
 }

@@ -14,8 +14,14 @@
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
-#include <execinfo.h>
 #include <stdint.h>
+#if defined(_WIN32)
+/* No execinfo.h: the Win32 equivalent walks the SEH unwind data. */
+# include <windows.h>
+# define backtrace(pcs, n) ((int)RtlCaptureStackBackTrace(0, (n), (pcs), NULL))
+#else
+# include <execinfo.h>
+#endif
 
 /* --- the test plugin: records what a callback sees ----------------------- */
 

@@ -86,6 +86,25 @@
 # define ELT_UNWIND_END
 #endif
 
+#if defined(__x86_64__) && (defined(_WIN32) || defined(__CYGWIN__))
+/* PE/COFF (Win64): no .type/.size/.hidden (a symbol's type is a COFF
+ * .def record), and the unwinder reads SEH tables (.pdata/.xdata), not
+ * DWARF CFI: every function is a .seh_proc whose prologue is described
+ * by .seh_pushreg/.seh_setframe/.seh_stackalloc up to .seh_endprologue
+ * (which each function states itself, a leaf right after ELT_ENTRY). */
+# define ELT_ENTRY(sym)                 \
+	.globl sym;                     \
+	.def sym; .scl 2; .type 32; .endef; \
+	.p2align 4;                     \
+sym:                                    \
+	.seh_proc sym
+
+# define ELT_END(sym)                   \
+	.seh_endproc
+
+/* Nothing to hide: a DLL exports only its dllexport symbols. */
+# define ELT_LOCAL(sym)
+#else
 /* An exported helper: global, typed, sized, with CFI (and on ARM the
  * EHABI unwind entry) from its first byte. */
 #define ELT_ENTRY(sym)                  \
@@ -106,6 +125,7 @@ sym:                                    \
 
 /* A hidden variable or function shared with the C half of a port. */
 #define ELT_LOCAL(sym) .hidden sym
+#endif
 
 #if defined(__ELF__)
 /* No executable stack. */

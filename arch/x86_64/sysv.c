@@ -6,11 +6,9 @@
  */
 #include "internal.h"
 #include "frame.h"
+#include "cpu.h"
 
-#include <cpuid.h>
 #include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define CHECK(field, offset) \
 	_Static_assert(offsetof(struct elt_x86_64_frame, field) == (offset), \
@@ -36,6 +34,8 @@ _Static_assert(ELT_X86_64_FRAME_SIZE % ELT_X86_64_FRAME_ALIGN == 0,
 	       "the frame must keep the stack aligned for the C call");
 _Static_assert(ELT_X86_64_VEC % 64 == 0, "zmm slots must be 64-byte aligned");
 _Static_assert(sizeof(long double) == ELT_X86_64_X87_SLOT, "x87 slot holds a long double");
+_Static_assert(ELT_X86_64_VEC_SSE == 0 && ELT_X86_64_VEC_AVX == 1 &&
+	       ELT_X86_64_VEC_AVX512 == 2, "the widths of cpu.h");
 #undef CHECK
 
 const char elt_arch_abi[] = "x86_64-sysv";
@@ -43,44 +43,11 @@ const char elt_arch_abi[] = "x86_64-sysv";
 /* Read by helpers-sysv.S on every call; written once, before any helper can run. */
 ELT_HIDDEN unsigned char elt_x86_64_vector_width = ELT_X86_64_VEC_SSE;
 
-static uint64_t xgetbv0(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	return ((uint64_t)hi << 32) | lo;
-}
-
-/* The widest vector state the CPU has and the OS saves (XCR0). */
-static unsigned char cpu_vector_width(void)
-{
-	unsigned a, b, c, d;
-	uint64_t xcr0;
-
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-		return ELT_X86_64_VEC_SSE;
-	xcr0 = xgetbv0();
-	if ((xcr0 & 0x6) != 0x6)                /* XMM and YMM state */
-		return ELT_X86_64_VEC_SSE;
-	if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) &&
-	    (xcr0 & 0xe6) == 0xe6)              /* opmask, ZMM_Hi256, Hi16_ZMM */
-		return ELT_X86_64_VEC_AVX512;
-	return ELT_X86_64_VEC_AVX;
-}
-
 /* What the helpers save: all of it, or less when $ASYNCELT_X86_VECTOR_WIDTH
- * (16 or 32 bytes) asks for less, so the tests run every save path on a
- * machine that has them all. */
+ * asks for less (cpu.c). */
 __attribute__((constructor)) static void detect_vector_width(void)
 {
-	const char *limit = getenv("ASYNCELT_X86_VECTOR_WIDTH");
-	unsigned char width = cpu_vector_width();
-
-	if (limit && strcmp(limit, "16") == 0)
-		width = ELT_X86_64_VEC_SSE;
-	else if (limit && strcmp(limit, "32") == 0 && width > ELT_X86_64_VEC_AVX)
-		width = ELT_X86_64_VEC_AVX;
-	elt_x86_64_vector_width = width;
+	elt_x86_64_vector_width = elt_x86_64_detect_vector_width();
 }
 
 ELT_HIDDEN void elt_x86_64_dispatch(struct elt_x86_64_frame *frame);

@@ -65,11 +65,18 @@ typedef struct elt_plugin {
  * (unless ELT_PLUGIN_STATIC is defined), the entry point the loader looks
  * up with dlsym. */
 #define ELT_PLUGIN_ENTRY_SYMBOL "elt_plugin_entry"
+/* The module exports its entry point (ELT_API would import it from the
+ * library on Windows). */
+#if defined(_WIN32)
+# define ELT_PLUGIN_EXPORT __declspec(dllexport)
+#else
+# define ELT_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
 #if defined(ELT_PLUGIN_STATIC)
 # define ELT_PLUGIN_ENTRY_(ident)
 #else
 # define ELT_PLUGIN_ENTRY_(ident)                                          \
-	ELT_API const elt_plugin *elt_plugin_entry(void);                  \
+	ELT_PLUGIN_EXPORT const elt_plugin *elt_plugin_entry(void);        \
 	const elt_plugin *elt_plugin_entry(void) { return &elt_plugin_##ident; }
 #endif
 /* The descriptor comes last, so the statement ends with the user's ';'. */

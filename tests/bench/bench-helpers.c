@@ -67,7 +67,11 @@ int main(int argc, char **argv)
 	elt_plugin_add(&elt_plugin_empty, NULL);
 	empty = measure(probe_pair, n);
 	/* counting replaces nothing: it runs after the empty plugin */
+#if defined(_WIN32)
+	elt_plugin_add(&elt_plugin_counting, "output=NUL");
+#else
 	elt_plugin_add(&elt_plugin_counting, "output=/dev/null");
+#endif
 	counting = measure(probe_pair, n) - empty;
 
 	printf("%-44s %8s %8s\n", "per Enter+Leave pair", "ns", "x bare");

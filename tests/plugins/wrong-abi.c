@@ -8,7 +8,7 @@ static const elt_plugin future = {
 	.name = "wrong-abi",
 };
 
-ELT_API const elt_plugin *elt_plugin_entry(void);
+ELT_PLUGIN_EXPORT const elt_plugin *elt_plugin_entry(void);
 const elt_plugin *elt_plugin_entry(void)
 {
 	return &future;
