@@ -21,7 +21,10 @@ else
 	$nm -D --defined-only "$lib" | awk '$2 ~ /^[TDRB]$/ { print $3 }' | sed 's/@.*//' |
 		sort -u >"$tmp/got"
 fi
-grep -v '^#' "$top_srcdir/tests/expected-symbols.txt" | sort -u >"$tmp/want"
+# A build without helpers (ELT_ABI none) has no elt_helper_* to export.
+grep -v '^#' "$top_srcdir/tests/expected-symbols.txt" |
+	if [ "${ELT_ABI:-}" = none ]; then grep -v '^elt_helper_'; else cat; fi |
+	sort -u >"$tmp/want"
 if cmp -s "$tmp/want" "$tmp/got"; then
 	echo "ok 1 - $(wc -l <"$tmp/got") exported symbols match tests/expected-symbols.txt"
 else
