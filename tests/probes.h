@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 extern uintptr_t probe_function;        /* the id the probes report */
-extern void (*probe_target)(void);      /* probe_leave's result comes from it */
+extern void (*probe_target)(void);      /* probe_leave's result comes from it;
+                                           probe_tailcall_jump jumps to it */
 extern uintptr_t probe_continuation;    /* probe_leave's continuation return */
 /* What the last probe passed as its caller SP, and its return address. */
 extern uintptr_t probe_caller_sp;
@@ -25,6 +26,12 @@ extern const char probe_enter_end[];
 void probe_leave(void);
 /* Tailcall with the arguments live, then return. */
 void probe_tailcall(void);
+/* A JIT's tail call: Tailcall with the arguments live, then the frame
+ * taken down completely and a jump (not a call) to probe_target, which
+ * gets the same register arguments and returns straight to this probe's
+ * caller.  Register arguments only: the target must have the caller's
+ * prototype, and stack arguments are not forwarded on every ABI. */
+void probe_tailcall_jump(void);
 /* An empty instrumented function, Enter then Leave; and one without. */
 void probe_pair(void);
 void probe_bare(void);
@@ -36,5 +43,6 @@ void probe_bare(void);
 extern void (*volatile probe_enter_address)(void);
 extern void (*volatile probe_leave_address)(void);
 extern void (*volatile probe_tailcall_address)(void);
+extern void (*volatile probe_tailcall_jump_address)(void);
 
 #endif

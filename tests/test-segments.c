@@ -35,7 +35,7 @@ static struct seen {
 	void *data;
 	void *continuation;
 	elt_status continuation_st;
-	elt_frame_info frame;
+	elt_frame_info frame, tail;
 	elt_status enter_st, return_st, tailcall_st;
 	size_t nargs, total;
 	elt_range ranges[MAX_ARGS];
@@ -50,7 +50,6 @@ static int recurse, unwind;
 
 static void record(const elt_info *info)
 {
-	elt_frame_info tail;
 	size_t i;
 
 	seen.calls++;
@@ -70,7 +69,8 @@ static void record(const elt_info *info)
 	if (seen.return_st == ELT_OK && seen.ret.length)
 		memcpy(seen.ret_bytes, (const void *)seen.ret.start,
 		       seen.ret.length < 64 ? seen.ret.length : 64);
-	seen.tailcall_st = elt_get_tailcall_info(info, &tail);
+	memset(&seen.tail, 0, sizeof(seen.tail));
+	seen.tailcall_st = elt_get_tailcall_info(info, &seen.tail);
 	if (recurse)
 		probe_enter();          /* instrumented code, called by a plugin */
 	if (unwind) {
@@ -748,6 +748,54 @@ static void test_register_pressure(void)
 	}
 }
 
+/* --- a real tail call ------------------------------------------------------ */
+
+static struct {
+	unsigned calls;
+	void *p;
+	int32_t i;
+	double d;
+} tail_seen;
+
+static int64_t tail_target(void *p, int32_t i, double d)
+{
+	tail_seen.calls++;
+	tail_seen.p = p;
+	tail_seen.i = i;
+	tail_seen.d = d;
+	return (int64_t)(uintptr_t)p + 1000 * (int64_t)i + (int64_t)(d * 4);
+}
+
+/* Tailcall from a JIT's tail-call sequence: the helper runs with the
+ * callee's arguments live, the frame goes, and a jump (not a call) reaches
+ * the target, which returns straight to the C caller. */
+static void test_tailcall_jump(void)
+{
+	elt_function_id id = 0x8000;
+	void *ptr = (void *)(uintptr_t)0x5a5a0;
+	unsigned before_calls = seen.calls;
+	int64_t got;
+
+	if (elt_register_function(++id, "TailCaller", "l(p i d)", 0) != ELT_OK)
+		tap_bail("cannot register TailCaller: %s", elt_last_error());
+	probe_function = id;
+	probe_target = (void (*)(void))tail_target;
+	memset(&tail_seen, 0, sizeof(tail_seen));
+	got = PROBE_AS(int64_t (*)(void *, int32_t, double), probe_tailcall_jump)(ptr, 42, 2.5);
+	is_int(seen.calls - before_calls, 1, "tail call: one callback");
+	is_int(seen.kind, ELT_SEGMENT_TAILCALL, "tail call: a tailcall segment");
+	is_int(seen.tailcall_st, ELT_OK, "tail call: tailcall info available");
+	ok(seen.tail.function_id == id && seen.tail.caller_sp == probe_caller_sp &&
+	   seen.tail.return_address == probe_return_address,
+	   "tail call: its frame info (id, caller SP, return address)");
+	ok(seen.fn && strcmp(seen.fn->name, "TailCaller") == 0, "tail call: the function's name");
+	is_int(tail_seen.calls, 1, "tail call: the target ran once");
+	ok(tail_seen.p == ptr && tail_seen.i == 42 && tail_seen.d == 2.5,
+	   "tail call: the target received the arguments intact");
+	ok(got == tail_target(ptr, 42, 2.5),
+	   "tail call: the caller received the target's result");
+}
+
 /* --- the rest ------------------------------------------------------------- */
 
 static void test_guard_and_unwind(void)
@@ -790,6 +838,7 @@ int main(void)
 	test_exhaustion();
 	test_returns();
 	test_register_pressure();
+	test_tailcall_jump();
 	test_guard_and_unwind();
 	elt_shutdown();
 	return tap_done();

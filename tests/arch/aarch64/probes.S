@@ -66,6 +66,43 @@ ELT_ENTRY(probe_tailcall)
 	EPILOG
 ELT_END(probe_tailcall)
 
+/*
+ * A JIT's tail call: Tailcall with the callee's arguments live (here the
+ * probe's own: x0-x8, q0-q7) and the frame record still in place (the
+ * library reads the return address from it), then the record taken down
+ * and a jump through probe_target: x30 holds the return into our caller
+ * again, so the target returns there itself.  Register arguments only:
+ * stack arguments are not forwarded (the target has the same prototype
+ * and would find the caller's where they are, but nothing checks that).
+ *
+ * BTI: a C function starts with `bti c`, which accepts a blr from any
+ * register but a br only through x16 or x17 (the registers PLT stubs and
+ * veneers use; they carry no argument), so the target goes in x16.
+ * PAC: this probe signs x30 on entry (with pac-ret builds) and must
+ * authenticate it, with the same SP, before leaving: the target signs the
+ * x30 it is entered with, and would sign a signed pointer.
+ */
+ELT_ENTRY(probe_tailcall_jump)
+	ELT_SIGN_LR
+	PROLOG
+	PUSH_HELPER_ARGS
+	/* The saved x30 is signed: the test wants the return address the
+	 * library reports, with the code stripped (xpaclri: x30 only, a NOP
+	 * without PAC; the bl overwrites x30 anyway). */
+	xpaclri
+	adrp	x10, probe_return_address
+	str	x30, [x10, :lo12:probe_return_address]
+	bl	elt_helper_tailcall     /* releases the two words */
+	adrp	x16, probe_target
+	ldr	x16, [x16, :lo12:probe_target]
+	ldp	x29, x30, [sp], #16
+	.cfi_def_cfa sp, 0
+	.cfi_restore x29
+	.cfi_restore x30
+	ELT_AUTH_LR
+	br	x16
+ELT_END(probe_tailcall_jump)
+
 ELT_ENTRY(probe_pair)
 	PROLOG
 	PUSH_HELPER_ARGS
@@ -85,6 +122,7 @@ ELT_END(probe_bare)
 	.globl	probe_function, probe_target, probe_continuation
 	.globl	probe_caller_sp, probe_return_address
 	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+	.globl	probe_tailcall_jump_address
 probe_function:		.quad 0
 probe_target:		.quad 0
 probe_continuation:	.quad 0
@@ -93,5 +131,6 @@ probe_return_address:	.quad 0
 probe_enter_address:	.quad probe_enter
 probe_leave_address:	.quad probe_leave
 probe_tailcall_address:	.quad probe_tailcall
+probe_tailcall_jump_address: .quad probe_tailcall_jump
 
 	ELT_OBJECT_NOTES

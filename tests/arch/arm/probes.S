@@ -63,6 +63,33 @@ ELT_ENTRY(probe_tailcall)
 	EPILOG
 ELT_END(probe_tailcall)
 
+/*
+ * A JIT's tail call: Tailcall with the callee's arguments live (here the
+ * probe's own: r0-r3, d0-d7 on hard-float) and lr still at [caller SP - 4]
+ * (the library reads the return address there), then the frame taken down
+ * (lr holds the return into our caller again) and a jump through
+ * probe_target: the target returns to our caller itself.  Register
+ * arguments only: stack arguments are not forwarded (the target has the
+ * same prototype and would find the caller's where they are, but nothing
+ * checks that).
+ *
+ * bx, not mov pc or b: the target may be in the other instruction set
+ * (bit 0 of a Thumb function's address is set; bx switches state by it),
+ * and lr keeps whatever state bit our caller's bl/blx gave it.  ip carries
+ * no argument and the pop leaves it alone.
+ */
+ELT_ENTRY(probe_tailcall_jump)
+	PROLOG
+	CALL_HELPER elt_helper_tailcall
+	elt_arm_address ip, probe_target
+	ldr	ip, [ip]
+	pop	{r4, lr}
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore r4
+	.cfi_restore lr
+	bx	ip
+ELT_END(probe_tailcall_jump)
+
 ELT_ENTRY(probe_pair)
 	PROLOG
 	CALL_HELPER elt_helper_enter
@@ -79,6 +106,7 @@ ELT_END(probe_bare)
 	.globl	probe_function, probe_target, probe_continuation
 	.globl	probe_caller_sp, probe_return_address
 	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+	.globl	probe_tailcall_jump_address
 probe_function:		.word 0
 probe_target:		.word 0
 probe_continuation:	.word 0
@@ -87,5 +115,6 @@ probe_return_address:	.word 0
 probe_enter_address:	.word probe_enter
 probe_leave_address:	.word probe_leave
 probe_tailcall_address:	.word probe_tailcall
+probe_tailcall_jump_address: .word probe_tailcall_jump
 
 	ELT_OBJECT_NOTES

@@ -104,6 +104,34 @@ ELT_ENTRY(probe_tailcall)
 	EPILOG
 ELT_END(probe_tailcall)
 
+/*
+ * A JIT's tail call: Tailcall with the callee's arguments live, the frame
+ * taken down (%ebx, %esi and %ebp restored), then a jump through
+ * probe_target: the target finds the return address into our caller on
+ * top of the stack and the caller's stack arguments above it, exactly as
+ * they were given to us, and returns to our caller itself (with ret $4 if
+ * it takes a hidden result pointer, as our caller expects of us).  So on
+ * i386 the arguments, all on the stack, do pass through; the target must
+ * have the caller's prototype.  The target's address travels in %eax:
+ * cdecl passes nothing in registers (a regparm or fastcall callee would
+ * need another scratch register).  With IBT, the target's endbr32 accepts
+ * an indirect jmp as well as a call.
+ */
+ELT_ENTRY(probe_tailcall_jump)
+	PROLOG
+	PUSH_HELPER_ARGS
+	call	elt_helper_tailcall@PLT
+	movl	probe_target@GOTOFF(%ebx), %eax
+	movl	-4(%ebp), %ebx
+	.cfi_restore %ebx
+	movl	-8(%ebp), %esi
+	.cfi_restore %esi
+	leave
+	.cfi_def_cfa %esp, 4
+	.cfi_restore %ebp
+	jmp	*%eax
+ELT_END(probe_tailcall_jump)
+
 ELT_ENTRY(probe_pair)
 	PROLOG
 	PUSH_HELPER_ARGS
@@ -122,6 +150,7 @@ ELT_END(probe_bare)
 	.globl	probe_function, probe_target, probe_continuation
 	.globl	probe_caller_sp, probe_return_address
 	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+	.globl	probe_tailcall_jump_address
 probe_function:		.long 0
 probe_target:		.long 0
 probe_continuation:	.long 0
@@ -130,5 +159,6 @@ probe_return_address:	.long 0
 probe_enter_address:	.long probe_enter
 probe_leave_address:	.long probe_leave
 probe_tailcall_address:	.long probe_tailcall
+probe_tailcall_jump_address: .long probe_tailcall_jump
 
 	ELT_OBJECT_NOTES

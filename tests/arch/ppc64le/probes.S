@@ -88,6 +88,44 @@ ELT_ENTRY(probe_tailcall)
 	EPILOG
 ELT_END(probe_tailcall)
 
+/*
+ * A JIT's tail call: Tailcall with the callee's arguments live (here the
+ * probe's own: r3-r10, f1-f13, v2-v13) and the return address still in
+ * the caller's LR save doubleword (the library reads it there), then the
+ * frame taken down (lr holds the return into our caller again) and a
+ * jump through probe_target: the target returns to our caller itself.
+ * Register arguments only: stack arguments are not forwarded (the target
+ * has the same prototype and would find the caller's parameter save area
+ * where it is, but nothing checks that).
+ *
+ * ELFv2 wants r12 = the address of a function entered at its global
+ * entry point, which computes the target's TOC pointer from it; so the
+ * jump goes through ctr with the target in r12 as well.  The target then
+ * changes r2 and returns straight to our caller, so the caller must restore
+ * its TOC pointer after the call, as any indirect or PLT call does (ld
+ * r2,24(r1) after the bctrl, or the nop a PLT stub's save turns into it):
+ * this probe is reached only through function pointers.  A direct call
+ * within one module (bl to the local entry, its nop left a nop) restores
+ * nothing, which is why compilers tail-call only functions that share the
+ * caller's TOC.
+ */
+ELT_ENTRY(probe_tailcall_jump)
+	GLOBAL_ENTRY probe_tailcall_jump
+	PROLOG
+	HELPER_ARGS
+	bl	elt_helper_tailcall
+	nop
+	addis	%r12, %r2, probe_target@toc@ha
+	ld	%r12, probe_target@toc@l(%r12)
+	mtctr	%r12
+	addi	%r1, %r1, PROBE_FRAME
+	.cfi_adjust_cfa_offset -PROBE_FRAME
+	ld	%r0, 16(%r1)
+	mtlr	%r0
+	.cfi_restore 65
+	bctr
+ELT_END(probe_tailcall_jump)
+
 ELT_ENTRY(probe_pair)
 	GLOBAL_ENTRY probe_pair
 	PROLOG
@@ -109,6 +147,7 @@ ELT_END(probe_bare)
 	.globl	probe_function, probe_target, probe_continuation
 	.globl	probe_caller_sp, probe_return_address
 	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+	.globl	probe_tailcall_jump_address
 probe_function:		.quad 0
 probe_target:		.quad 0
 probe_continuation:	.quad 0
@@ -117,5 +156,6 @@ probe_return_address:	.quad 0
 probe_enter_address:	.quad probe_enter
 probe_leave_address:	.quad probe_leave
 probe_tailcall_address:	.quad probe_tailcall
+probe_tailcall_jump_address: .quad probe_tailcall_jump
 
 	ELT_OBJECT_NOTES

@@ -70,6 +70,36 @@ ELT_ENTRY(probe_tailcall)
 	EPILOG
 ELT_END(probe_tailcall)
 
+/*
+ * A JIT's tail call: Tailcall with the callee's arguments live (here the
+ * probe's own: a0-a7, fa0-fa7) and the frame record still in place (the
+ * library reads the return address at caller SP - 8), then the frame taken
+ * down (ra holds the return into our caller again) and a jump through
+ * probe_target: the target returns to our caller itself.  Register
+ * arguments only: stack arguments are not forwarded (the target has the
+ * same prototype and would find the caller's where they are, but nothing
+ * checks that).
+ *
+ * The target goes in t1, loaded after the helper returns (a PLT call may
+ * change the temporaries): not in t0, since a jr through x1 or x5 is a
+ * return to the hardware's return-address stack, which the jump is not.
+ */
+ELT_ENTRY(probe_tailcall_jump)
+	PROLOG
+	HELPER_ARGS
+	call	elt_helper_tailcall@plt
+	ld	t1, probe_target
+	ld	ra, -8(s0)
+	.cfi_restore ra
+	addi	sp, s0, -16
+	.cfi_def_cfa sp, 16
+	ld	s0, 0(sp)
+	.cfi_restore s0
+	addi	sp, sp, 16
+	.cfi_def_cfa_offset 0
+	jr	t1
+ELT_END(probe_tailcall_jump)
+
 ELT_ENTRY(probe_pair)
 	PROLOG
 	HELPER_ARGS
@@ -89,6 +119,7 @@ ELT_END(probe_bare)
 	.globl	probe_function, probe_target, probe_continuation
 	.globl	probe_caller_sp, probe_return_address
 	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+	.globl	probe_tailcall_jump_address
 probe_function:		.dword 0
 probe_target:		.dword 0
 probe_continuation:	.dword 0
@@ -97,5 +128,6 @@ probe_return_address:	.dword 0
 probe_enter_address:	.dword probe_enter
 probe_leave_address:	.dword probe_leave
 probe_tailcall_address:	.dword probe_tailcall
+probe_tailcall_jump_address: .dword probe_tailcall_jump
 
 	ELT_OBJECT_NOTES

@@ -71,6 +71,31 @@ ELT_ENTRY(probe_tailcall)
 	EPILOG
 ELT_END(probe_tailcall)
 
+/*
+ * A JIT's tail call: Tailcall with the callee's arguments live (here the
+ * probe's own: %r2-%r6, %f0/%f2/%f4/%f6) and our %r14 still in our
+ * caller's save area (the library reads the return address there), then
+ * the frame taken down (%r14 and %r15 as our caller left them) and a jump
+ * through probe_target with br: the target saves %r14, the return into
+ * our caller, in the same save area and returns there itself.  Register
+ * arguments only: stack arguments (at 160(%r15) in our caller's frame) are
+ * not forwarded (the target has the same prototype and would find them,
+ * but nothing checks that).  The target's address travels in %r1, which
+ * carries nothing at a call.
+ */
+ELT_ENTRY(probe_tailcall_jump)
+	PROLOG
+	STORE_HELPER_ARGS
+	brasl	%r14, elt_helper_tailcall@PLT
+	larl	%r1, probe_target
+	lg	%r1, 0(%r1)
+	lmg	%r14, %r15, FRAME + 112(%r15)
+	.cfi_restore %r14
+	.cfi_restore %r15
+	.cfi_def_cfa_offset 160
+	br	%r1
+ELT_END(probe_tailcall_jump)
+
 ELT_ENTRY(probe_pair)
 	PROLOG
 	STORE_HELPER_ARGS
@@ -89,6 +114,7 @@ ELT_END(probe_bare)
 	.globl	probe_function, probe_target, probe_continuation
 	.globl	probe_caller_sp, probe_return_address
 	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+	.globl	probe_tailcall_jump_address
 probe_function:		.quad 0
 probe_target:		.quad 0
 probe_continuation:	.quad 0
@@ -97,5 +123,6 @@ probe_return_address:	.quad 0
 probe_enter_address:	.quad probe_enter
 probe_leave_address:	.quad probe_leave
 probe_tailcall_address:	.quad probe_tailcall
+probe_tailcall_jump_address: .quad probe_tailcall_jump
 
 	ELT_OBJECT_NOTES

@@ -57,6 +57,29 @@ ELT_ENTRY(probe_tailcall)
 	EPILOG
 ELT_END(probe_tailcall)
 
+/*
+ * A JIT's tail call: Tailcall with the callee's arguments live (here the
+ * probe's own: %rcx, %rdx, %r8, %r9, %xmm0-%xmm3), the frame taken down,
+ * then a jump through probe_target: the target finds the return address
+ * into our caller on top of the stack, the home area its caller reserved
+ * above it, and returns to our caller itself.  Stack arguments are not
+ * forwarded (the target has the same prototype and would find the
+ * caller's where they are, but nothing here checks that).
+ *
+ * The epilog is one the Win64 unwinder recognizes (RtlVirtualUnwind
+ * emulates the rest of an epilog it is in): lea from the frame register,
+ * pop, then a jmp through a RIP-relative memory operand (ModRM mod 00),
+ * one of the jmp forms the x64 ABI allows to end an epilog.
+ */
+ELT_ENTRY(probe_tailcall_jump)
+	PROLOG
+	PUSH_HELPER_ARGS
+	call	elt_helper_tailcall
+	leaq	0(%rbp), %rsp
+	popq	%rbp
+	jmpq	*probe_target(%rip)
+ELT_END(probe_tailcall_jump)
+
 ELT_ENTRY(probe_pair)
 	PROLOG
 	PUSH_HELPER_ARGS
@@ -76,6 +99,7 @@ ELT_END(probe_bare)
 	.globl	probe_function, probe_target, probe_continuation
 	.globl	probe_caller_sp, probe_return_address
 	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+	.globl	probe_tailcall_jump_address
 probe_function:		.quad 0
 probe_target:		.quad 0
 probe_continuation:	.quad 0
@@ -84,5 +108,6 @@ probe_return_address:	.quad 0
 probe_enter_address:	.quad probe_enter
 probe_leave_address:	.quad probe_leave
 probe_tailcall_address:	.quad probe_tailcall
+probe_tailcall_jump_address: .quad probe_tailcall_jump
 
 	ELT_OBJECT_NOTES

@@ -54,6 +54,25 @@ ELT_ENTRY(probe_tailcall)
 	EPILOG
 ELT_END(probe_tailcall)
 
+/*
+ * A JIT's tail call: Tailcall with the callee's arguments live (here the
+ * probe's own: %rdi, %rsi, ..., %xmm0-%xmm7, %al), the frame taken down,
+ * then a jump through probe_target: the target finds the return address
+ * into our caller on top of the stack and returns there itself.  Stack
+ * arguments are not forwarded (the target has the same prototype and
+ * would find the caller's where they are, but nothing here checks that).
+ * With IBT, the target's endbr64 accepts an indirect jmp as well as a call.
+ */
+ELT_ENTRY(probe_tailcall_jump)
+	PROLOG
+	PUSH_HELPER_ARGS
+	call	elt_helper_tailcall
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	jmpq	*probe_target(%rip)
+ELT_END(probe_tailcall_jump)
+
 ELT_ENTRY(probe_pair)
 	PROLOG
 	PUSH_HELPER_ARGS
@@ -73,6 +92,7 @@ ELT_END(probe_bare)
 	.globl	probe_function, probe_target, probe_continuation
 	.globl	probe_caller_sp, probe_return_address
 	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
+	.globl	probe_tailcall_jump_address
 probe_function:		.quad 0
 probe_target:		.quad 0
 probe_continuation:	.quad 0
@@ -81,5 +101,6 @@ probe_return_address:	.quad 0
 probe_enter_address:	.quad probe_enter
 probe_leave_address:	.quad probe_leave
 probe_tailcall_address:	.quad probe_tailcall
+probe_tailcall_jump_address: .quad probe_tailcall_jump
 
 	ELT_OBJECT_NOTES
