@@ -6,8 +6,8 @@
  */
 #include "registers.h"
 #include "registers-x86_64.h"
+#include "vector-width.h"
 
-#include <cpuid.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,39 +25,6 @@ _Static_assert(offsetof(struct regs, caller_sp) == REGS_CALLER_SP, "REGS_CALLER_
 _Static_assert(sizeof(struct regs) == REGS_SIZE, "REGS_SIZE");
 
 const size_t regs_size = sizeof(struct regs);
-
-/* 0 SSE, 1 AVX, 2 AVX-512: what the OS saves, so what the helper must;
- * or less, as the library is told by $ASYNCELT_X86_VECTOR_WIDTH. */
-static unsigned cpu_vector_width(void);
-static unsigned vector_width(void)
-{
-	const char *limit = getenv("ASYNCELT_X86_VECTOR_WIDTH");
-	unsigned width = cpu_vector_width();
-
-	if (limit && strcmp(limit, "16") == 0)
-		return 0;
-	if (limit && strcmp(limit, "32") == 0 && width > 1)
-		return 1;
-	return width;
-}
-
-static unsigned cpu_vector_width(void)
-{
-	unsigned a, b, c, d;
-	uint32_t lo, hi;
-
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-		return 0;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	if ((lo & 6) != 6)
-		return 0;
-	if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) &&
-	    (lo & 0xe6) == 0xe6)
-		return 2;
-	return 1;
-}
-
-static const size_t vector_bytes[3] = { 16, 32, 64 };
 
 const char *regs_describe(void)
 {
