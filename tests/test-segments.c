@@ -104,6 +104,15 @@ static void tester_cb(const elt_info *info, void *state)
 ELT_PLUGIN_DEFINE(tester, .enter = tester_cb, .leave = tester_cb,
 		  .tailcall = tester_cb, .function_added = tester_function_added);
 
+/* Registers a test's function; a refusal would make its checks read some
+ * other signature, so it ends the program. */
+static void must_register(elt_function_id id, const char *name, const char *sig,
+			  unsigned flags)
+{
+	if (elt_register_function(id, name, sig, flags) != ELT_OK)
+		tap_bail("registering %s (%s): %s", name, sig, elt_last_error());
+}
+
 /* --- classification ------------------------------------------------------ */
 
 static const elt_function_id ASYNC_ID = 0x1000, PLAIN_ID = 0x2000,
@@ -261,7 +270,7 @@ static void test_arguments(void)
 
 	/* 10 integers and 10 floating-point values: both kinds of register
 	 * run out and the rest goes on the stack, interleaved. */
-	elt_register_function(id, "Scalars", "v(b B h H i I l L p z d f d f d f d f d f c)", 0);
+	must_register(id, "Scalars", "v(b B h H i I l L p z d f d f d f d f d f c)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
 			  uint64_t, void *, _Bool, double, float, double, float, double,
@@ -296,7 +305,7 @@ static void test_arguments(void)
 	       5 * 4 + 1, "total size of the arguments");
 
 #ifdef __SIZEOF_INT128__
-	elt_register_function(++id, "Int128", "v(i q i q)", 0);
+	must_register(++id, "Int128", "v(i q i q)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int32_t, __int128, int32_t, __int128), probe_enter)(
 		1, ((__int128)0x1234 << 64) | 0x5678, 2, -((__int128)3 << 100));
@@ -311,7 +320,7 @@ static void test_arguments(void)
 	/* where registers run out: padding and alignment on the stack, a
 	 * value that does not fit the registers left while a later one does */
 #ifdef __SIZEOF_INT128__
-	elt_register_function(++id, "Int128Late", "v(i i i i i q i)", 0);
+	must_register(++id, "Int128Late", "v(i i i i i q i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int, int, int, int, int, __int128, int), probe_enter)(
 		1, 2, 3, 4, 5, ((__int128)7 << 70) | 9, 6);
@@ -321,7 +330,7 @@ static void test_arguments(void)
 #else
 	tap_skip(3, "no __int128 on this ABI");
 #endif
-	elt_register_function(++id, "LongDoubleLate", "v(i i i i i i i D i)", 0);
+	must_register(++id, "LongDoubleLate", "v(i i i i i i i D i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int, int, int, int, int, int, int, long double, int), probe_enter)(
 		1, 2, 3, 4, 5, 6, 7, -2.5L, 8);
@@ -329,7 +338,7 @@ static void test_arguments(void)
 	ok(seen.enter_st == ELT_OK && ld == -2.5L, "long double after seven ints");
 	ARG_IS(6, int32_t, 7);
 	ARG_IS(8, int32_t, 8);
-	elt_register_function(++id, "ComplexLate", "v(d d d d d d d Cd d)", 0);
+	must_register(++id, "ComplexLate", "v(d d d d d d d Cd d)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(double, double, double, double, double, double, double,
 			  _Complex double, double), probe_enter)(
@@ -339,7 +348,7 @@ static void test_arguments(void)
 	ARG_IS(6, double, 7);
 	ARG_IS(8, double, 10);
 
-	elt_register_function(++id, "LongDouble", "v(D i CD Cf Cd)", 0);
+	must_register(++id, "LongDouble", "v(D i CD Cf Cd)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(long double, int, _Complex long double, _Complex float,
 			  _Complex double), probe_enter)(
@@ -380,7 +389,7 @@ static void test_edges(void)
 {
 	elt_function_id id = 0x6000;
 
-	elt_register_function(++id, "FpOverflow", "v(d d d d d d d d d f i)", 0);
+	must_register(++id, "FpOverflow", "v(d d d d d d d d d f i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(double, double, double, double, double, double, double, double,
 			  double, float, int32_t), probe_enter)(
@@ -391,7 +400,7 @@ static void test_edges(void)
 	ARG_IS(9, float, 10.5f);
 	ARG_IS(10, int32_t, 11);
 
-	elt_register_function(++id, "SplitLongDouble", "v(l l l l l l l D i)", 0);
+	must_register(++id, "SplitLongDouble", "v(l l l l l l l D i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
 			  long double, int32_t), probe_enter)(1, 2, 3, 4, 5, 6, 7, 3.25L, 9);
@@ -400,7 +409,7 @@ static void test_edges(void)
 	ARG_IS(8, int32_t, 9);
 
 #ifdef __SIZEOF_INT128__
-	elt_register_function(++id, "SplitInt128", "v(l l l l l l l q i)", 0);
+	must_register(++id, "SplitInt128", "v(l l l l l l l q i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
 			  __int128, int32_t), probe_enter)(
@@ -412,7 +421,7 @@ static void test_edges(void)
 	tap_skip(3, "no __int128 on this ABI");
 #endif
 
-	elt_register_function(++id, "ComplexLeftovers", "v(d d d d d d d Cf Cd d)", 0);
+	must_register(++id, "ComplexLeftovers", "v(d d d d d d d Cf Cd d)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(double, double, double, double, double, double, double,
 			  complex_float, complex_double, double), probe_enter)(
@@ -423,7 +432,7 @@ static void test_edges(void)
 	ARG_IS(8, complex_double, 5.0 + 6.0i);
 	ARG_IS(9, double, 8.5);
 
-	elt_register_function(++id, "SplitComplex", "v(l l l l l l l d d d d d d d d Cd i)", 0);
+	must_register(++id, "SplitComplex", "v(l l l l l l l d d d d d d d d Cd i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
 			  double, double, double, double, double, double, double, double,
@@ -433,7 +442,7 @@ static void test_edges(void)
 	ARG_IS(15, complex_double, 5.0 + 6.0i);
 	ARG_IS(16, int32_t, 9);
 
-	elt_register_function(++id, "Variadic", "v(i ... d D Cf Cd i)", 0);
+	must_register(++id, "Variadic", "v(i ... d D Cf Cd i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int32_t, ...), probe_enter)(
 		1, 2.5, 3.25L, 3.0f + 4.0fi, 5.0 + 6.0i, 7);
@@ -445,7 +454,7 @@ static void test_edges(void)
 		ARG_IS(5, int32_t, 7);
 	}
 
-	elt_register_function(++id, "VariadicPair", "v(i ... D i)", 0);
+	must_register(++id, "VariadicPair", "v(i ... D i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int32_t, ...), probe_enter)(1, 3.25L, 7);
 	if (variadic_decoded(3, "variadic long double after one int32")) {
@@ -453,7 +462,7 @@ static void test_edges(void)
 		ARG_IS(2, int32_t, 7);
 	}
 
-	elt_register_function(++id, "VariadicLast", "v(l l l l l l l ... D i)", 0);
+	must_register(++id, "VariadicLast", "v(l l l l l l l ... D i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
 			  ...), probe_enter)(1, 2, 3, 4, 5, 6, 7, 3.25L, 9);
@@ -481,7 +490,7 @@ static void test_exhaustion(void)
 {
 	elt_function_id id = 0x4800;
 
-	elt_register_function(++id, "SplitLongDouble", "v(d d d d d d d d d d d d D i)", 0);
+	must_register(++id, "SplitLongDouble", "v(d d d d d d d d d d d d D i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, long double, int),
 		 probe_enter)(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1.0L / 3, 99);
@@ -490,7 +499,7 @@ static void test_exhaustion(void)
 	LD_IS(12, 1.0L / 3);
 	ARG_IS(13, int32_t, 99);
 
-	elt_register_function(++id, "SplitComplex", "v(d d d d d d d d d d d d Cd f)", 0);
+	must_register(++id, "SplitComplex", "v(d d d d d d d d d d d d Cd f)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, _Complex double,
 			  float), probe_enter)(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
@@ -498,7 +507,7 @@ static void test_exhaustion(void)
 	ARG_IS(12, _Complex double, 1.5 + 2.5i);
 	ARG_IS(13, float, 7.5f);
 
-	elt_register_function(++id, "StackFloats", "v(d d d d d d d d d d d d Cf Cf D i)", 0);
+	must_register(++id, "StackFloats", "v(d d d d d d d d d d d d Cf Cf D i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, _Complex float,
 			  _Complex float, long double, int), probe_enter)(
@@ -510,7 +519,7 @@ static void test_exhaustion(void)
 	ARG_IS(15, int32_t, -7);
 
 #ifdef __SIZEOF_INT128__
-	elt_register_function(++id, "SplitInt128", "v(l l l l l l l q h)", 0);
+	must_register(++id, "SplitInt128", "v(l l l l l l l q h)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
 			  __int128, int16_t), probe_enter)(
@@ -521,7 +530,7 @@ static void test_exhaustion(void)
 	tap_skip(2, "no __int128 on this ABI");
 #endif
 
-	elt_register_function(++id, "AfterIntegers", "v(l l l l l l l l f c B d)", 0);
+	must_register(++id, "AfterIntegers", "v(l l l l l l l l f c B d)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
 			  int64_t, float, char, uint8_t, double), probe_enter)(
@@ -531,7 +540,7 @@ static void test_exhaustion(void)
 	ARG_IS(10, uint8_t, 200);
 	ARG_IS(11, double, -0.5);
 
-	elt_register_function(++id, "Floats", "v(f f f f f f f f f f f f f f f f f)", 0);
+	must_register(++id, "Floats", "v(f f f f f f f f f f f f f f f f f)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(float, float, float, float, float, float, float, float, float,
 			  float, float, float, float, float, float, float, float),
@@ -541,7 +550,7 @@ static void test_exhaustion(void)
 	ARG_IS(13, float, 14.5f);
 	ARG_IS(16, float, 17.5f);
 
-	elt_register_function(++id, "Variadic", "v(i ... d l D Cf d Cd)", 0);
+	must_register(++id, "Variadic", "v(i ... d l D Cf d Cd)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int, ...), probe_enter)(5, 2.5, (int64_t)-3, 4.5L,
 						  1.0f + 2.0fi, 8.25, 3.0 - 1.0i);
@@ -554,7 +563,7 @@ static void test_exhaustion(void)
 	ARG_IS(5, double, 8.25);
 	ARG_IS(6, _Complex double, 3.0 - 1.0i);
 
-	elt_register_function(++id, "VariadicLate", "v(d d d d d d d d d d d d d ... d Cf D)", 0);
+	must_register(++id, "VariadicLate", "v(d d d d d d d d d d d d d ... d Cf D)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, d_, ...),
 		 probe_enter)(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14.5,
@@ -593,7 +602,7 @@ RETURNER(r_int128, __int128, ((__int128)0x2222 << 64) | 0x1111)
 #define RETURNS(sig, type, fn, what)                                           \
 	do {                                                                   \
 		type got_, recv_;                                              \
-		elt_register_function(++id, what, sig, 0);                     \
+		must_register(++id, what, sig, 0);                     \
 		probe_function = id;                                           \
 		probe_target = (void (*)(void))fn;                             \
 		probe_continuation = 0;                                        \
@@ -626,7 +635,7 @@ static void test_returns(void)
 	tap_skip(1, "no __int128 on this ABI");
 #endif
 
-	elt_register_function(++id, "Nothing", "v()", 0);
+	must_register(++id, "Nothing", "v()", 0);
 	probe_function = id;
 	probe_target = (void (*)(void))probe_bare;
 	probe_leave();
@@ -654,7 +663,7 @@ static void test_register_pressure(void)
 	_Complex double cd;
 	double got;
 
-	elt_register_function(++id, "SplitCf", "v(i i i Cf i)", 0);
+	must_register(++id, "SplitCf", "v(i i i Cf i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int, int, int, _Complex float, int), probe_enter)(
 		1, 2, 3, 4.5f - 5.5fi, 6);
@@ -665,7 +674,7 @@ static void test_register_pressure(void)
 	   "complex float after three ints");
 	ARG_IS(4, int32_t, 6);
 
-	elt_register_function(++id, "SplitCd", "v(i i Cd i)", 0);
+	must_register(++id, "SplitCd", "v(i i Cd i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int, int, _Complex double, int), probe_enter)(
 		1, 2, -7.25 + 8.5i, 9);
@@ -675,7 +684,7 @@ static void test_register_pressure(void)
 	   "complex double after two ints");
 	ARG_IS(3, int32_t, 9);
 
-	elt_register_function(++id, "SkipPair", "v(i i i l i)", 0);
+	must_register(++id, "SkipPair", "v(i i i l i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(int, int, int, int64_t, int), probe_enter)(
 		1, 2, 3, -0x123456789abcll, 10);
@@ -683,7 +692,7 @@ static void test_register_pressure(void)
 	ARG_IS(3, int64_t, -0x123456789abcll);
 	ARG_IS(4, int32_t, 10);
 
-	elt_register_function(++id, "Backfill", "v(f d f f d f)", 0);
+	must_register(++id, "Backfill", "v(f d f f d f)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(float, double, float, float, double, float), probe_enter)(
 		1.5f, 2.5, 3.5f, 4.5f, 5.5, 6.5f);
@@ -695,7 +704,7 @@ static void test_register_pressure(void)
 	ARG_IS(4, double, 5.5);
 	ARG_IS(5, float, 6.5f);
 
-	elt_register_function(++id, "NoBackfill", "v(d d d d d d d f d f)", 0);
+	must_register(++id, "NoBackfill", "v(d d d d d d d f d f)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(double, double, double, double, double, double, double,
 			  float, double, float), probe_enter)(
@@ -705,7 +714,7 @@ static void test_register_pressure(void)
 	ARG_IS(8, double, 9.5);
 	ARG_IS(9, float, 10.5f);
 
-	elt_register_function(++id, "CfNoFit", "v(f f f f f f f f f f f f f f f Cf f)", 0);
+	must_register(++id, "CfNoFit", "v(f f f f f f f f f f f f f f f Cf f)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(float, float, float, float, float, float, float, float, float,
 			  float, float, float, float, float, float, _Complex float, float),
@@ -718,7 +727,7 @@ static void test_register_pressure(void)
 	   "complex float after 15 floats");
 	ARG_IS(16, float, 18.5f);
 
-	elt_register_function(++id, "Variadic", "v(d ... d i)", 0);
+	must_register(++id, "Variadic", "v(d ... d i)", 0);
 	probe_function = id;
 	PROBE_AS(void (*)(double, ...), probe_enter)(1.25, 2.5, 3);
 	if (seen.enter_st == ELT_E_UNSUPPORTED) {
@@ -731,7 +740,7 @@ static void test_register_pressure(void)
 		   *(int32_t *)seen.args[2] == 3, "variadic double and int");
 	}
 
-	elt_register_function(++id, "VariadicResult", "d(i ...)", 0);
+	must_register(++id, "VariadicResult", "d(i ...)", 0);
 	probe_function = id;
 	probe_target = (void (*)(void))r_variadic_double;
 	probe_continuation = 0;
