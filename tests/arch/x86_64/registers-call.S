@@ -4,6 +4,7 @@
  */
 #include "asm.h"
 #include "registers-x86_64.h"
+#include "registers-io.h"
 
 	.bss
 	.p2align 3
@@ -54,84 +55,13 @@ ELT_ENTRY(regs_call)
 3:	ldmxcsr	REGS_MXCSR(%rsi)
 	fldcw	REGS_FPUCW(%rsi)
 
-	movl	REGS_WIDTH(%rsi), %eax
-	cmpl	$1, %eax
-	je	.Lload_avx
-	ja	.Lload_avx512
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	movdqu	REGS_VEC + \n * 64(%rsi), %xmm\n
-	.endr
-	jmp	.Lloaded
-.Lload_avx:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	vmovdqu	REGS_VEC + \n * 64(%rsi), %ymm\n
-	.endr
-	jmp	.Lloaded
-.Lload_avx512:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	vmovdqu64 REGS_VEC + \n * 64(%rsi), %zmm\n
-	.endr
-.Lloaded:
-	movq	REGS_GPR + 0 * 8(%rsi), %rax
-	movq	REGS_GPR + 1 * 8(%rsi), %rcx
-	movq	REGS_GPR + 2 * 8(%rsi), %rdx
-	movq	REGS_GPR + 3 * 8(%rsi), %rbx
-	movq	REGS_GPR + 5 * 8(%rsi), %rbp
-	movq	REGS_GPR + 7 * 8(%rsi), %rdi
-	movq	REGS_GPR + 8 * 8(%rsi), %r8
-	movq	REGS_GPR + 9 * 8(%rsi), %r9
-	movq	REGS_GPR + 10 * 8(%rsi), %r10
-	movq	REGS_GPR + 11 * 8(%rsi), %r11
-	movq	REGS_GPR + 12 * 8(%rsi), %r12
-	movq	REGS_GPR + 13 * 8(%rsi), %r13
-	movq	REGS_GPR + 14 * 8(%rsi), %r14
-	movq	REGS_GPR + 15 * 8(%rsi), %r15
-	movq	REGS_GPR + 6 * 8(%rsi), %rsi
+	LOAD_VECTORS
+	LOAD_GPRS
 
-	movq	%rsp, regs_rsp_at_call(%rip)
-	pushq	caller_sp(%rip)
-	pushq	function_id(%rip)
-	call	*helper_ptr(%rip)
+	CALL_HELPER
 
-	movq	%rax, rax_after(%rip)
-	movq	out_ptr(%rip), %rax
-	movq	%rcx, REGS_GPR + 1 * 8(%rax)
-	movq	%rdx, REGS_GPR + 2 * 8(%rax)
-	movq	%rbx, REGS_GPR + 3 * 8(%rax)
-	movq	%rsp, REGS_GPR + 4 * 8(%rax)
-	movq	%rbp, REGS_GPR + 5 * 8(%rax)
-	movq	%rsi, REGS_GPR + 6 * 8(%rax)
-	movq	%rdi, REGS_GPR + 7 * 8(%rax)
-	movq	%r8, REGS_GPR + 8 * 8(%rax)
-	movq	%r9, REGS_GPR + 9 * 8(%rax)
-	movq	%r10, REGS_GPR + 10 * 8(%rax)
-	movq	%r11, REGS_GPR + 11 * 8(%rax)
-	movq	%r12, REGS_GPR + 12 * 8(%rax)
-	movq	%r13, REGS_GPR + 13 * 8(%rax)
-	movq	%r14, REGS_GPR + 14 * 8(%rax)
-	movq	%r15, REGS_GPR + 15 * 8(%rax)
-	movq	rax_after(%rip), %rbx
-	movq	%rbx, REGS_GPR + 0 * 8(%rax)
-	movq	%rax, %rsi
-
-	movl	REGS_WIDTH(%rsi), %eax
-	cmpl	$1, %eax
-	je	.Lstore_avx
-	ja	.Lstore_avx512
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	movdqu	%xmm\n, REGS_VEC + \n * 64(%rsi)
-	.endr
-	jmp	.Lstored
-.Lstore_avx:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	vmovdqu	%ymm\n, REGS_VEC + \n * 64(%rsi)
-	.endr
-	jmp	.Lstored
-.Lstore_avx512:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	vmovdqu64 %zmm\n, REGS_VEC + \n * 64(%rsi)
-	.endr
-.Lstored:
+	STORE_GPRS
+	STORE_VECTORS
 	stmxcsr	REGS_MXCSR(%rsi)
 	fnstcw	REGS_FPUCW(%rsi)
 	/* count and pop what is on the x87 stack */
