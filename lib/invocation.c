@@ -253,9 +253,10 @@ elt_invocation_id elt_invocation_id_block(struct elt_thread_invocations *t)
 	return t->next_id++;
 }
 
-/* A record for the invocation of entry `e` (at depth d - 1 of this
- * thread's stack), made when it must outlive its segment or a plugin asks
- * for its slot; NULL when out of memory. */
+/* The record of the invocation of entry `e` (one of this thread's stack),
+ * made when it must outlive its segment, when a plugin asks for its slot,
+ * or when it is an orphan; NULL when out of memory.  Its parent is the
+ * entry below, as long as the invocation is in its first segment. */
 static struct elt_invocation_record *materialize(struct elt_thread_invocations *t,
 						 struct elt_shadow_entry *e,
 						 const struct elt_function *fn)
