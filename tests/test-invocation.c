@@ -94,7 +94,7 @@ ELT_PLUGIN_DEFINE(observer, .enter = observe, .leave = observe, .tailcall = obse
 		  .fini = observer_fini);
 
 /* A second plugin: the slots are per plugin. */
-static void **other_slot;
+static _Thread_local void **other_slot;
 static void other_cb(const elt_info *info, void *state)
 {
 	(void)state;
