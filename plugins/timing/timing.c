@@ -338,6 +338,8 @@ static void trace_invocation(struct timing *t, struct tbuf *b, struct invocation
 	tbuf_put_u64(b, r->segments);
 	tbuf_put_str(b, ",\"hops\":");
 	tbuf_put_u64(b, r->hops);
+	tbuf_put_str(b, ",\"active_us\":");
+	put_us(b, r->active_ns);
 	tbuf_put_str(b, incomplete ? ",\"incomplete\":true}}" : "}}");
 	tbuf_end_line(b);
 }
@@ -637,9 +639,10 @@ static void report_live(const elt_invocation *inv, const elt_function_desc *fn,
 			!r ? "not timed" : r->running ? "still running" : "suspended");
 	if (!r || !t->trace || !(b = tbuf_get(t->threads)))
 		return;
-	if (r->running)
+	if (r->running) {
 		trace_segment(t, b, r, inv->id, lc->now, r->flow_pending, false, true);
-	else if (r->flow_pending) {
+		r->active_ns += lc->now - r->segment_start_ns;
+	} else if (r->flow_pending) {
 		/* its arrow must end somewhere: a mark at exit on thread 0 */
 		r->segment_start_ns = lc->now;
 		r->thread = 0;
