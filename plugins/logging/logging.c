@@ -43,8 +43,8 @@ static uint64_t now_ns(void)
 
 /* --- options ------------------------------------------------------------- */
 
-static elt_status parse_options(const char *options, char **path, bool *json,
-				size_t *capacity)
+static elt_status parse_options(const char *options, char *path, size_t path_size,
+				bool *json, size_t *capacity)
 {
 	const char *cursor = options;
 	elt_option opt;
@@ -52,10 +52,12 @@ static elt_status parse_options(const char *options, char **path, bool *json,
 
 	while ((st = elt_option_next(&cursor, &opt)) == ELT_OK && opt.key) {
 		if (elt_option_is(&opt, "output")) {
-			free(*path);
-			*path = strndup(opt.value, opt.value_len);
-			if (!*path)
-				return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
+			if (opt.value_len == 0 || opt.value_len >= path_size)
+				return elt_set_error(ELT_E_BAD_OPTION,
+						     "output: a file name of 1 to %zu bytes",
+						     path_size - 1);
+			memcpy(path, opt.value, opt.value_len);
+			path[opt.value_len] = '\0';
 		} else if (elt_option_is(&opt, "format") && opt.value_len == 4 &&
 			   memcmp(opt.value, "json", 4) == 0) {
 			*json = true;
@@ -90,16 +92,15 @@ static elt_status logging_init(const char *options, void **state)
 {
 	struct logging *l = calloc(1, sizeof(*l));
 	size_t capacity = TBUF_DEFAULT_CAPACITY;
-	char *path = NULL;
+	char path[4096] = "";
 	elt_status st;
 
 	if (!l)
 		return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
-	st = parse_options(options, &path, &l->json, &capacity);
+	st = parse_options(options, path, sizeof(path), &l->json, &capacity);
 	if (st == ELT_OK)
-		st = tbuf_open(&l->out, "output", path ? path : TBUF_STDERR, capacity,
+		st = tbuf_open(&l->out, "output", *path ? path : TBUF_STDERR, capacity,
 			       0, NULL, NULL);
-	free(path);
 	if (st != ELT_OK) {
 		free(l);
 		return st;

@@ -489,24 +489,26 @@ static void *timing_function_added(void *state, const elt_function_desc *fn)
 	return f;
 }
 
-static elt_status parse_options(struct timing *t, const char *options, char **trace)
+#define PATH_SIZE 4096
+
+static elt_status parse_options(struct timing *t, const char *options, char *output,
+				char *trace)
 {
 	const char *cursor = options;
 	elt_option opt;
 	elt_status st;
 
 	while ((st = elt_option_next(&cursor, &opt)) == ELT_OK && opt.key) {
-		char **path = NULL;
+		char *path = elt_option_is(&opt, "output") ? output
+			   : elt_option_is(&opt, "trace") ? trace : NULL;
 
-		if (elt_option_is(&opt, "output"))
-			path = &t->out_pattern;
-		else if (elt_option_is(&opt, "trace"))
-			path = trace;
 		if (path) {
-			free(*path);
-			*path = strndup(opt.value, opt.value_len);
-			if (!*path)
-				return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
+			if (opt.value_len == 0 || opt.value_len >= PATH_SIZE)
+				return elt_set_error(ELT_E_BAD_OPTION,
+						     "%.*s: a file name of 1 to %d bytes",
+						     (int)opt.key_len, opt.key, PATH_SIZE - 1);
+			memcpy(path, opt.value, opt.value_len);
+			path[opt.value_len] = '\0';
 		} else if (elt_option_is(&opt, "format")) {
 			static const char *const names[] = { "table", "csv", "json" };
 			unsigned i;
@@ -578,7 +580,7 @@ static void free_timing(struct timing *t)
 static elt_status timing_init(const char *options, void **state)
 {
 	struct timing *t = calloc(1, sizeof(*t));
-	char *trace = NULL;
+	char output[PATH_SIZE] = "", trace[PATH_SIZE] = "";
 	elt_status st;
 
 	if (!t)
@@ -587,16 +589,17 @@ static elt_status timing_init(const char *options, void **state)
 	t->tail = &t->functions;
 	t->unregistered.name = "(unregistered)";
 	t->unregistered.json_name = NULL;
-	st = parse_options(t, options, &trace);
+	st = parse_options(t, options, output, trace);
+	if (st == ELT_OK && *output && !(t->out_pattern = strdup(output)))
+		st = elt_set_error(ELT_E_NO_MEMORY, "out of memory");
 	if (st == ELT_OK)
 		st = open_report(t);
 	if (st == ELT_OK) {
-		t->trace = trace != NULL;
-		st = tbuf_open(&t->threads, "trace", trace, TBUF_DEFAULT_CAPACITY,
-			       sizeof(struct timing_thread), trace ? TRACE_HEADER : NULL,
-			       trace ? "]\n" : NULL);
+		t->trace = *trace != '\0';
+		st = tbuf_open(&t->threads, "trace", t->trace ? trace : NULL,
+			       TBUF_DEFAULT_CAPACITY, sizeof(struct timing_thread),
+			       t->trace ? TRACE_HEADER : NULL, t->trace ? "]\n" : NULL);
 	}
-	free(trace);
 	if (st != ELT_OK) {
 		free_timing(t);
 		return st;
