@@ -257,12 +257,14 @@ static void run_child_form(const char *prefix, const char *form, char *path, siz
 int main(void)
 {
 	const char *prefix = test_prefix("timing");
-	char spec[1024], report_path[300], trace_path[300], form_path[300], bad[300];
+	char spec[1024], report_path[300], trace_path[300], bad[300];
 	char *report, *trace;
 
 	tap_plan(30);
 
 #if !defined(_WIN32)
+	char form_path[300];
+
 	run_child_form(prefix, "csv", form_path, sizeof(form_path));
 	report = slurp(form_path);
 	ok(strstr(report, "function,calls,segments,measure,count,mean,p50,p90,p99,max\n") &&

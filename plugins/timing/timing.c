@@ -39,11 +39,13 @@ extern const elt_plugin elt_plugin_timing;      /* for the live invocations */
 /*
  * Log-linear: values below 8 exactly, then 8 buckets per power of two, so
  * a percentile is reported within 12.5% (as its bucket's upper bound,
- * never above the exact maximum).  496 buckets cover every uint64_t.
+ * never above the exact maximum).  Values from 2^40 (18 minutes in ns)
+ * share the last bucket, whose percentiles are reported as the maximum.
  */
 #define SUB_BITS 3
 #define SUB (1u << SUB_BITS)
-#define BUCKETS (SUB + (64 - SUB_BITS) * SUB)
+#define TOP_BITS 40
+#define BUCKETS (SUB + (TOP_BITS - SUB_BITS) * SUB)
 
 struct histogram {
 	_Atomic uint64_t count, sum, max;
@@ -56,6 +58,8 @@ static unsigned bucket_of(uint64_t v)
 
 	if (v < SUB)
 		return (unsigned)v;
+	if (v >> TOP_BITS)
+		return BUCKETS - 1;
 	e = 63u - (unsigned)__builtin_clzll(v);         /* >= SUB_BITS */
 	return SUB + (e - SUB_BITS) * SUB + (unsigned)((v >> (e - SUB_BITS)) & (SUB - 1));
 }
@@ -94,7 +98,7 @@ static uint64_t percentile(struct histogram *h, double q)
 	for (i = 0; i < BUCKETS && count; i++) {
 		seen += atomic_load_explicit(&h->bucket[i], memory_order_relaxed);
 		if (seen >= rank)
-			return bucket_top(i) < max ? bucket_top(i) : max;
+			return bucket_top(i) < max && i < BUCKETS - 1 ? bucket_top(i) : max;
 	}
 	return max;
 }
@@ -115,17 +119,43 @@ static const char *const measure_name[MEASURES] = {
 	"wall_us", "active_us", "suspended_us", "latency_us", "segments", "hops",
 };
 
+struct measures {
+	struct histogram h[MEASURES];
+};
+
 struct function_times {
 	const char *name;
 	char *json_name;                /* escaped for the trace */
 	_Atomic uint64_t calls, segments;
-	struct histogram h[MEASURES];
+	struct measures *_Atomic m;     /* from its first segment on */
 	struct function_times *next;
 };
+
+/*
+ * A function's histograms (12 KB) are allocated at its first segment,
+ * not at registration: most functions a JIT registers never run.  This is
+ * a rare slow step (once per function); two threads racing for it keep
+ * the first allocation.
+ */
+static struct measures *measures_of(struct function_times *f)
+{
+	struct measures *m = atomic_load_explicit(&f->m, memory_order_acquire);
+	struct measures *fresh;
+
+	if (m)
+		return m;
+	fresh = calloc(1, sizeof(*fresh));
+	if (fresh && !atomic_compare_exchange_strong(&f->m, &m, fresh)) {
+		free(fresh);
+		return m;
+	}
+	return fresh;
+}
 
 /* One logical invocation, while it runs: the slot's content. */
 struct invocation_record {
 	struct function_times *f;
+	struct measures *m;             /* f's */
 	uint64_t start_ns;              /* its initial Enter */
 	uint64_t segment_start_ns;      /* the Enter of its current segment */
 	uint64_t suspended_ns;          /* its last suspension */
@@ -209,10 +239,8 @@ static struct invocation_record *new_record(struct timing *t, struct timing_thre
 	if (!u->free)
 		refill(t, u);
 	r = u->free;
-	if (!r) {
-		atomic_fetch_add_explicit(&t->no_memory, 1, memory_order_relaxed);
+	if (!r)
 		return NULL;
-	}
 	u->free = r->next_free;
 	u->nfree--;
 	memset(r, 0, sizeof(*r));
@@ -384,17 +412,23 @@ static void timing_enter(const elt_info *info, void *state)
 		return;
 	r = *s.slot;
 	if (!r) {       /* its initial call (or a resume never seen suspending) */
-		r = new_record(t, s.u);
-		if (!r)
+		struct function_times *f = times_of(t, info);
+		struct measures *m = measures_of(f);
+
+		r = m ? new_record(t, s.u) : NULL;
+		if (!r) {
+			atomic_fetch_add_explicit(&t->no_memory, 1, memory_order_relaxed);
 			return;
+		}
 		*s.slot = r;
-		r->f = times_of(t, info);
+		r->f = f;
+		r->m = m;
 		r->start_ns = now;
 		r->start_thread = s.inv.thread;
 		atomic_fetch_add_explicit(&r->f->calls, 1, memory_order_relaxed);
 	} else {        /* a resume */
 		if (!r->running)        /* its suspension's Leave was seen */
-			record(&r->f->h[LATENCY], now - r->suspended_ns);
+			record(&r->m->h[LATENCY], now - r->suspended_ns);
 		r->hops += s.inv.thread != s.inv.previous_thread;
 	}
 	atomic_fetch_add_explicit(&r->f->segments, 1, memory_order_relaxed);
@@ -428,11 +462,11 @@ static void timing_leave(const elt_info *info, void *state)
 		r->suspended_ns = now;
 		return;
 	}
-	record(&r->f->h[WALL], now - r->start_ns);
-	record(&r->f->h[ACTIVE], r->active_ns);
-	record(&r->f->h[SUSPENDED], now - r->start_ns - r->active_ns);
-	record(&r->f->h[SEGMENTS], r->segments);
-	record(&r->f->h[HOPS], r->hops);
+	record(&r->m->h[WALL], now - r->start_ns);
+	record(&r->m->h[ACTIVE], r->active_ns);
+	record(&r->m->h[SUSPENDED], now - r->start_ns - r->active_ns);
+	record(&r->m->h[SEGMENTS], r->segments);
+	record(&r->m->h[HOPS], r->hops);
 	if (t->trace)
 		trace_invocation(t, s.b, r, s.inv.id, now, false);
 	*s.slot = NULL;
@@ -557,8 +591,10 @@ static void free_timing(struct timing *t)
 	for (f = t->functions; f; f = next) {
 		next = f->next;
 		free(f->json_name);
+		free(atomic_load(&f->m));
 		free(f);
 	}
+	free(atomic_load(&t->unregistered.m));
 	for (c = t->chunks; c; c = cnext) {
 		cnext = c->next;
 		free(c);
@@ -636,10 +672,10 @@ static void report_live(const elt_invocation *inv, const elt_function_desc *fn,
 	struct tbuf *b;
 
 	if (lc->n++ < 20 && t->format == TABLE)
-		fprintf(t->out, "  invocation %llu of %s: %u segments, %s\n",
+		fprintf(t->out, "  invocation %llu of %s: %s, segments: %u\n",
 			(unsigned long long)inv->id, fn ? fn->name : "(unregistered)",
-			r ? r->segments : 0,
-			!r ? "not timed" : r->running ? "still running" : "suspended");
+			!r ? "not timed" : r->running ? "still running" : "suspended",
+			r ? r->segments : 0);
 	if (!r || !t->trace || !(b = tbuf_get(t->threads)))
 		return;
 	if (r->running) {
@@ -655,6 +691,28 @@ static void report_live(const elt_invocation *inv, const elt_function_desc *fn,
 	trace_invocation(t, b, r, inv->id, lc->now, true);
 }
 
+/* One measure of one function, as the report shows it. */
+struct summary {
+	unsigned long long count;
+	double mean, p50, p90, p99, max;
+};
+
+static struct summary summarize(struct function_times *f, enum measure m)
+{
+	struct measures *ms = atomic_load(&f->m);
+	struct histogram *h = ms ? &ms->h[m] : NULL;
+	struct summary s = { 0, 0, 0, 0, 0, 0 };
+
+	if (!h || !(s.count = LOAD(h->count)))
+		return s;
+	s.mean = shown(m, LOAD(h->sum)) / (double)s.count;
+	s.p50 = shown(m, percentile(h, 0.50));
+	s.p90 = shown(m, percentile(h, 0.90));
+	s.p99 = shown(m, percentile(h, 0.99));
+	s.max = shown(m, LOAD(h->max));
+	return s;
+}
+
 static void print_table(struct timing *t, struct function_times *f)
 {
 	int m;
@@ -662,16 +720,11 @@ static void print_table(struct timing *t, struct function_times *f)
 	fprintf(t->out, "%-24s %9llu %9llu\n", f->name, (unsigned long long)LOAD(f->calls),
 		(unsigned long long)LOAD(f->segments));
 	for (m = 0; m < MEASURES; m++) {
-		struct histogram *h = &f->h[m];
-		uint64_t n = LOAD(h->count);
+		struct summary s = summarize(f, m);
 
-		if (!n)
-			continue;
-		fprintf(t->out, "  %-14s %9llu %12.3f %12.3f %12.3f %12.3f %12.3f\n",
-			measure_name[m], (unsigned long long)n,
-			shown(m, LOAD(h->sum)) / (double)n, shown(m, percentile(h, 0.50)),
-			shown(m, percentile(h, 0.90)), shown(m, percentile(h, 0.99)),
-			shown(m, LOAD(h->max)));
+		if (s.count)
+			fprintf(t->out, "  %-14s %9llu %12.3f %12.3f %12.3f %12.3f %12.3f\n",
+				measure_name[m], s.count, s.mean, s.p50, s.p90, s.p99, s.max);
 	}
 }
 
@@ -681,19 +734,18 @@ static void print_csv(struct timing *t, struct function_times *f)
 	int m;
 
 	for (m = 0; m < MEASURES; m++) {
-		struct histogram *h = &f->h[m];
-		uint64_t n = LOAD(h->count);
+		struct summary s = summarize(f, m);
 
 		/* a CSV field in quotes, its quotes doubled */
 		fputc('"', t->out);
-		for (c = f->name; *c; c++)
-			fputs(*c == '"' ? "\"\"" : (char[2]){ *c, 0 }, t->out);
+		for (c = f->name; *c; c++) {
+			if (*c == '"')
+				fputc('"', t->out);
+			fputc(*c, t->out);
+		}
 		fprintf(t->out, "\",%llu,%llu,%s,%llu,%.3f,%.3f,%.3f,%.3f,%.3f\n",
-			(unsigned long long)LOAD(f->calls),
-			(unsigned long long)LOAD(f->segments), measure_name[m],
-			(unsigned long long)n, n ? shown(m, LOAD(h->sum)) / (double)n : 0.0,
-			shown(m, percentile(h, 0.50)), shown(m, percentile(h, 0.90)),
-			shown(m, percentile(h, 0.99)), shown(m, LOAD(h->max)));
+			(unsigned long long)LOAD(f->calls), (unsigned long long)LOAD(f->segments),
+			measure_name[m], s.count, s.mean, s.p50, s.p90, s.p99, s.max);
 	}
 }
 
@@ -705,14 +757,11 @@ static void print_json(struct timing *t, struct function_times *f, bool first)
 		first ? "" : ",", f->json_name, (unsigned long long)LOAD(f->calls),
 		(unsigned long long)LOAD(f->segments));
 	for (m = 0; m < MEASURES; m++) {
-		struct histogram *h = &f->h[m];
-		uint64_t n = LOAD(h->count);
+		struct summary s = summarize(f, m);
 
 		fprintf(t->out, ",\n   \"%s\": {\"count\": %llu, \"mean\": %.3f, \"p50\": %.3f, "
 			"\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f}", measure_name[m],
-			(unsigned long long)n, n ? shown(m, LOAD(h->sum)) / (double)n : 0.0,
-			shown(m, percentile(h, 0.50)), shown(m, percentile(h, 0.90)),
-			shown(m, percentile(h, 0.99)), shown(m, LOAD(h->max)));
+			s.count, s.mean, s.p50, s.p90, s.p99, s.max);
 	}
 	fprintf(t->out, "}");
 }
