@@ -254,6 +254,33 @@ static void run_child_form(const char *prefix, const char *form, char *path, siz
 }
 #endif
 
+/* CSV and the table, each from a run in a fork child of its own. */
+static void check_other_forms(const char *prefix)
+{
+#if !defined(_WIN32)
+	char path[300];
+	char *report;
+
+	run_child_form(prefix, "csv", path, sizeof(path));
+	report = slurp(path);
+	ok(strstr(report, "function,calls,segments,measure,count,mean,p50,p90,p99,max\n") &&
+	   strstr(report, "\"Hop\",1,4,hops,1,2.000,2.000,2.000,2.000,2.000\n"),
+	   "CSV: a header, and Hop's 2 hops");
+	free(report);
+	check_with_python("--csv", path, "the CSV parses, every row as wide as the header");
+	unlink(path);
+	run_child_form(prefix, "table", path, sizeof(path));
+	report = slurp(path);
+	ok(strstr(report, "asyncelt timing report") && strstr(report, "\nHop ") &&
+	   strstr(report, "  total: 0\n"), "table: a title, Hop's row, no incomplete invocation");
+	free(report);
+	unlink(path);
+#else
+	(void)prefix;
+	tap_skip(5, "no fork on Windows: one form per process");
+#endif
+}
+
 int main(void)
 {
 	const char *prefix = test_prefix("timing");
@@ -262,26 +289,7 @@ int main(void)
 
 	tap_plan(30);
 
-#if !defined(_WIN32)
-	char form_path[300];
-
-	run_child_form(prefix, "csv", form_path, sizeof(form_path));
-	report = slurp(form_path);
-	ok(strstr(report, "function,calls,segments,measure,count,mean,p50,p90,p99,max\n") &&
-	   strstr(report, "\"Hop\",1,4,hops,1,2.000,2.000,2.000,2.000,2.000\n"),
-	   "CSV: a header, and Hop's 2 hops");
-	free(report);
-	check_with_python("--csv", form_path, "the CSV parses, every row as wide as the header");
-	unlink(form_path);
-	run_child_form(prefix, "table", form_path, sizeof(form_path));
-	report = slurp(form_path);
-	ok(strstr(report, "asyncelt timing report") && strstr(report, "\nHop ") &&
-	   strstr(report, "  total: 0\n"), "table: a title, Hop's row, no incomplete invocation");
-	free(report);
-	unlink(form_path);
-#else
-	tap_skip(5, "no fork on Windows: one form per process");
-#endif
+	check_other_forms(prefix);
 
 	setup();
 	snprintf(bad, sizeof(bad), "%s.no-such-dir/trace.json", prefix);
