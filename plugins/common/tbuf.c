@@ -27,16 +27,6 @@
 # define TBUF_TLS __thread __attribute__((tls_model("initial-exec")))
 #endif
 
-struct tbuf {
-	struct tbuf_set *set;
-	struct tbuf *next_all;          /* every buffer of the set */
-	struct tbuf *next_here;         /* this thread's buffers of other sets */
-	bool in_use;                    /* a live thread owns it */
-	size_t len;                     /* bytes in data */
-	size_t line_start;              /* data[0 .. line_start) is whole lines */
-	char *data;
-	void *user;
-};
 
 struct tbuf_set {
 	int fd;
@@ -46,7 +36,7 @@ struct tbuf_set {
 	size_t user_size;
 	char *pattern;                  /* the path as given, for a fork child */
 	char *header, *footer;
-	int pid;                        /* getpid(), refreshed in a fork child */
+	char pid_text[24];              /* getpid(), refreshed in a fork child */
 	pthread_mutex_t lock;           /* `all` and in_use: attach and exit only */
 	struct tbuf *all;
 	struct tbuf_set *next_set;      /* sets_list */
@@ -102,7 +92,7 @@ static void flush_upto(struct tbuf *b, size_t upto)
  * than the buffer is ever split).  Returns the room left. */
 static size_t make_room(struct tbuf *b, size_t n)
 {
-	size_t cap = b->set->capacity;
+	size_t cap = b->capacity;
 
 	if (n <= cap - b->len)
 		return cap - b->len;
@@ -116,7 +106,7 @@ static size_t make_room(struct tbuf *b, size_t n)
 
 /* --- appending ----------------------------------------------------------- */
 
-void tbuf_put(struct tbuf *b, const char *s, size_t n)
+void tbuf_put_slow(struct tbuf *b, const char *s, size_t n)
 {
 	if (make_room(b, n) < n) {      /* longer than the whole buffer */
 		write_all(b->set, s, n);
@@ -126,27 +116,29 @@ void tbuf_put(struct tbuf *b, const char *s, size_t n)
 	b->len += n;
 }
 
-void tbuf_put_str(struct tbuf *b, const char *s)
-{
-	tbuf_put(b, s, strlen(s));
-}
-
-void tbuf_put_char(struct tbuf *b, char c)
-{
-	if (b->len == b->set->capacity)
-		make_room(b, 1);
-	b->data[b->len++] = c;
-}
-
 void tbuf_put_u64(struct tbuf *b, uint64_t v)
 {
+	/* two digits per division: trace events are mostly numbers */
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233"
+		"34353637383940414243444546474849505152535455565758596061626364656667"
+		"6869707172737475767778798081828384858687888990919293949596979899";
 	char digits[20];
 	size_t at = sizeof(digits);
 
-	do {
-		digits[--at] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned pair = (unsigned)(v % 100);
+
+		v /= 100;
+		at -= 2;
+		memcpy(digits + at, pairs + 2 * pair, 2);
+	}
+	if (v >= 10) {
+		at -= 2;
+		memcpy(digits + at, pairs + 2 * v, 2);
+	} else {
+		digits[--at] = (char)('0' + v);
+	}
 	tbuf_put(b, digits + at, sizeof(digits) - at);
 }
 
@@ -168,7 +160,7 @@ void tbuf_put_hex(struct tbuf *b, uint64_t v)
 void tbuf_put_value(struct tbuf *b, const elt_type *t, const void *data,
 		    unsigned flags)
 {
-	size_t cap = b->set->capacity;
+	size_t cap = b->capacity;
 	size_t need = elt_format_value(t, data, flags, b->data + b->len, cap - b->len);
 
 	/* elt_format_value needs room for its NUL too: fits when need < room */
@@ -220,9 +212,14 @@ void *tbuf_user(struct tbuf *b)
 	return b->user;
 }
 
-int tbuf_pid(const struct tbuf_set *set)
+const char *tbuf_pid(const struct tbuf_set *set)
 {
-	return set->pid;
+	return set->pid_text;
+}
+
+static void set_pid(struct tbuf_set *set)
+{
+	snprintf(set->pid_text, sizeof(set->pid_text), "%ld", (long)getpid());
 }
 
 /* --- per thread ---------------------------------------------------------- */
@@ -241,6 +238,7 @@ static struct tbuf *take_buffer(struct tbuf_set *set)
 	if (!b)
 		return NULL;
 	b->set = set;
+	b->capacity = set->capacity;
 	b->user = (char *)b + head;
 	b->data = (char *)b + head + user;
 	b->next_all = set->all;
@@ -259,7 +257,7 @@ struct tbuf *tbuf_get(struct tbuf_set *set)
 	pthread_mutex_lock(&set->lock);
 	b = take_buffer(set);
 	if (b)
-		b->in_use = true;
+		b->in_use = 1;
 	pthread_mutex_unlock(&set->lock);
 	if (!b) {
 		atomic_fetch_add(&set->no_memory, 1);
@@ -283,7 +281,7 @@ void tbuf_thread_exit(struct tbuf_set *set)
 	b->line_start = b->len;
 	flush_upto(b, b->len);
 	pthread_mutex_lock(&set->lock);
-	b->in_use = false;
+	b->in_use = 0;
 	pthread_mutex_unlock(&set->lock);
 }
 
@@ -320,7 +318,7 @@ static elt_status open_output(struct tbuf_set *set, const char *option)
 {
 	char path[4096];
 
-	set->pid = (int)getpid();
+	set_pid(set);
 	if (!set->pattern) {
 		set->fd = set->to_stderr ? 2 : -1;
 		set->close_fd = false;
@@ -382,7 +380,7 @@ static void after_fork_child(void)
 			if (b == mine)
 				continue;
 			b->len = b->line_start = 0;
-			b->in_use = false;
+			b->in_use = 0;
 		}
 		if (set->pattern && strstr(set->pattern, "%p")) {
 			if (set->close_fd)
@@ -390,7 +388,7 @@ static void after_fork_child(void)
 			if (open_output(set, "output") != ELT_OK)
 				set->fd = -1;   /* writes fail and are counted */
 		} else {
-			set->pid = (int)getpid();
+			set_pid(set);
 		}
 		pthread_mutex_unlock(&set->lock);
 	}

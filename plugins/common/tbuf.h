@@ -24,9 +24,24 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct tbuf_set;        /* one per plugin instance: the file, every buffer */
-struct tbuf;            /* one per thread and set */
+
+/* One per thread and set.  The appenders below are inline, so that a line
+ * made of many short pieces costs a few instructions a piece; only
+ * tbuf.c touches the fields after `line_start`. */
+struct tbuf {
+	char *data;
+	size_t len;                     /* bytes in data */
+	size_t capacity;
+	size_t line_start;              /* data[0 .. line_start) is whole lines */
+	struct tbuf_set *set;
+	struct tbuf *next_all;          /* every buffer of the set */
+	struct tbuf *next_here;         /* this thread's buffers of other sets */
+	int in_use;                     /* a live thread owns it */
+	void *user;
+};
 
 #define TBUF_DEFAULT_CAPACITY (64 * 1024)
 #define TBUF_MIN_CAPACITY 64
@@ -55,16 +70,38 @@ struct tbuf *tbuf_get(struct tbuf_set *set);
 void tbuf_thread_exit(struct tbuf_set *set);
 
 void *tbuf_user(struct tbuf *b);
-/* getpid() of the process writing the set's file (a fork child's own). */
-int tbuf_pid(const struct tbuf_set *set);
+/* getpid() of the process writing the set's file (a fork child's own), in
+ * decimal. */
+const char *tbuf_pid(const struct tbuf_set *set);
 /* Calls fn with every thread's user data (cold: fini only). */
 void tbuf_foreach_user(struct tbuf_set *set, void (*fn)(void *user, void *arg),
 		       void *arg);
 
-/* Appending to the current line. */
-void tbuf_put(struct tbuf *b, const char *s, size_t n);
-void tbuf_put_str(struct tbuf *b, const char *s);
-void tbuf_put_char(struct tbuf *b, char c);
+/* Appending to the current line.  A piece that does not fit calls
+ * tbuf_put_slow, which writes whole lines out to make room. */
+void tbuf_put_slow(struct tbuf *b, const char *s, size_t n);
+
+static inline void tbuf_put(struct tbuf *b, const char *s, size_t n)
+{
+	if (__builtin_expect(n > b->capacity - b->len, 0)) {
+		tbuf_put_slow(b, s, n);
+		return;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+}
+
+/* Inline, so a literal's length is known when it is compiled. */
+static inline void tbuf_put_str(struct tbuf *b, const char *s)
+{
+	tbuf_put(b, s, strlen(s));
+}
+
+static inline void tbuf_put_char(struct tbuf *b, char c)
+{
+	tbuf_put(b, &c, 1);
+}
+
 void tbuf_put_u64(struct tbuf *b, uint64_t v);
 void tbuf_put_hex(struct tbuf *b, uint64_t v);         /* 0x... */
 /* t's value at data, rendered by elt_format_value.  A value longer than

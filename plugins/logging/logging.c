@@ -125,13 +125,10 @@ static void put_time(struct tbuf *b, uint64_t ns)
 	tbuf_put(b, frac, sizeof(frac));
 }
 
-/* A named field: ` name=` in text, `,"name":` in JSON. */
-static void field(struct tbuf *b, bool json, const char *name)
-{
-	tbuf_put_str(b, json ? ",\"" : " ");
-	tbuf_put_str(b, name);
-	tbuf_put_str(b, json ? "\":" : "=");
-}
+/* A named field: ` name=` in text, `,"name":` in JSON.  A macro, so that
+ * both spellings are literals whose lengths are known when compiled. */
+#define FIELD(b, json, name) \
+	((json) ? tbuf_put_str(b, ",\"" name "\":") : tbuf_put_str(b, " " name "="))
 
 /* Why a value is not shown: `args=<incomplete>` in text;
  * `"args_incomplete":true` or `"args_unavailable":"why"` in JSON. */
@@ -149,8 +146,9 @@ static void missing(struct tbuf *b, bool json, const char *what, elt_status st,
 			tbuf_put_char(b, '"');
 		}
 	} else {
-		field(b, false, what);
-		tbuf_put_str(b, incomplete ? "<incomplete" : "<unavailable: ");
+		tbuf_put_char(b, ' ');
+		tbuf_put_str(b, what);
+		tbuf_put_str(b, incomplete ? "=<incomplete" : "=<unavailable: ");
 		if (!incomplete)
 			tbuf_put_str(b, why);
 		tbuf_put_char(b, '>');
@@ -186,7 +184,7 @@ static void put_args(struct tbuf *b, bool json, const elt_info *info,
 		return;
 	}
 	sig = fn->signature;
-	field(b, json, "args");
+	FIELD(b, json, "args");
 	tbuf_put_char(b, json ? '[' : '(');
 	/* the ranges follow the parameters, the continuation left out */
 	for (i = 0, p = 0; i < count && p < sig->nparams; p++) {
@@ -214,7 +212,7 @@ static void put_return(struct tbuf *b, bool json, const elt_info *info,
 		missing(b, json, "ret", st, why ? why : elt_last_error());
 		return;
 	}
-	field(b, json, "ret");
+	FIELD(b, json, "ret");
 	tbuf_put_value(b, fn->signature->ret, (const void *)range.start,
 		       json ? ELT_FORMAT_JSON : 0);
 }
@@ -242,9 +240,9 @@ static void log_segment(const elt_info *info, void *state)
 	} else {
 		put_time(b, ns);
 	}
-	field(b, json, "thread");
+	FIELD(b, json, "thread");
 	tbuf_put_u64(b, have_inv ? inv.thread : 0);
-	field(b, json, "function");
+	FIELD(b, json, "function");
 	if (json && fn) {
 		tbuf_put_char(b, '"');
 		tbuf_put_json_str(b, fn->name);
@@ -254,33 +252,33 @@ static void log_segment(const elt_info *info, void *state)
 	} else {
 		tbuf_put_str(b, json ? "null" : "?");
 	}
-	field(b, json, "id");
+	FIELD(b, json, "id");
 	if (json)
 		tbuf_put_char(b, '"');
 	tbuf_put_hex(b, elt_get_function_id(info));
 	if (json)
 		tbuf_put_str(b, "\",\"kind\":\"");
 	else
-		field(b, false, "kind");
+		FIELD(b, false, "kind");
 	tbuf_put_str(b, elt_segment_kind_name(kind));
 	if (json)
 		tbuf_put_char(b, '"');
-	field(b, json, "invocation");
+	FIELD(b, json, "invocation");
 	if (have_inv)
 		tbuf_put_u64(b, inv.id);
 	else
 		tbuf_put_str(b, json ? "null" : "?");
 	if (have_inv) {
-		field(b, json, "parent");
+		FIELD(b, json, "parent");
 		tbuf_put_u64(b, inv.parent);
-		field(b, json, "segment");
+		FIELD(b, json, "segment");
 		tbuf_put_u64(b, inv.segment);
 		if (inv.flags & ELT_INVOCATION_ORPHAN) {
-			field(b, json, "orphan");
+			FIELD(b, json, "orphan");
 			tbuf_put_str(b, json ? "true" : "yes");
 		}
 	}
-	field(b, json, "continuation");
+	FIELD(b, json, "continuation");
 	if (json)
 		tbuf_put_char(b, '"');
 	tbuf_put_hex(b, (uintptr_t)k);

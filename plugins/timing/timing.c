@@ -303,7 +303,7 @@ static void event_head(struct timing *t, struct tbuf *b, char ph, const char *na
 	tbuf_put_str(b, "\",\"name\":\"");
 	tbuf_put_str(b, name);
 	tbuf_put_str(b, "\",\"pid\":");
-	tbuf_put_u64(b, (uint64_t)tbuf_pid(t->threads));
+	tbuf_put_str(b, tbuf_pid(t->threads));
 	tbuf_put_str(b, ",\"tid\":");
 	tbuf_put_u64(b, tid);
 	tbuf_put_str(b, ",\"ts\":");
