@@ -10,8 +10,10 @@ Prints what it found; on a problem, prints each one and exits with 1.
 The trace checks are what a viewer needs but speedscope cannot show:
 every async "b" has its "e" on the same track, every flow that leaves a
 slice enters another, X slices nest on each thread, every thread that has
-slices is named, and per invocation its segments' time fits in its wall
-time and matches the counts the "e" event reports.
+slices is named, and per invocation: its segments' time fits in its wall
+time (active <= wall), it has one segment more than resumes, and the
+counts, active and suspended (= wall - active) times its "e" event
+reports agree with its slices.
 """
 import collections
 import csv
@@ -105,11 +107,13 @@ def check_invocations(slices, tracks, problems):
     """Per invocation: its segments in its wall time, the counts in e."""
     active = collections.defaultdict(float)
     count = collections.defaultdict(int)
+    resumes = collections.defaultdict(int)
     for s in slices:
         inv = s.get("args", {}).get("invocation")
         if inv is not None and not s["args"].get("incomplete"):
             active[inv] += s["dur"]
             count[inv] += 1
+            resumes[inv] += bool(s.get("flow_in"))
     for (cat, inv), evs in tracks.items():
         if cat != "invocation" or len(evs) != 2:
             continue
@@ -126,6 +130,13 @@ def check_invocations(slices, tracks, problems):
         if abs(active[inv] - args.get("active_us", active[inv])) > EPSILON * (count[inv] + 1):
             problems.append("invocation %r: slices sum to %.3f us, its e says %r"
                             % (inv, active[inv], args.get("active_us")))
+        if count[inv] != resumes[inv] + 1:
+            problems.append("invocation %r: %d segments but %d resumes"
+                            % (inv, count[inv], resumes[inv]))
+        suspended = args.get("suspended_us")
+        if suspended is not None and abs(suspended - (wall - args["active_us"])) > 3 * EPSILON:
+            problems.append("invocation %r: suspended %.3f us, but wall - active = %.3f"
+                            % (inv, suspended, wall - args["active_us"]))
 
 
 def check_trace(path):

@@ -283,6 +283,7 @@ static void check_other_forms(const char *prefix)
 
 int main(void)
 {
+	static char env[1100];          /* putenv keeps it */
 	const char *prefix = test_prefix("timing");
 	char spec[1024], report_path[300], trace_path[300], bad[300];
 	char *report, *trace;
@@ -301,9 +302,11 @@ int main(void)
 
 	snprintf(report_path, sizeof(report_path), "%s.json", prefix);
 	snprintf(trace_path, sizeof(trace_path), "%s-trace.json", prefix);
-	snprintf(spec, sizeof(spec), "timing:format=json,output=%s,trace=%s", report_path,
-		 trace_path);
-	is_int(elt_plugin_load(spec), ELT_OK, "timing loads: %s", elt_last_error());
+	/* as a profiler's user would: through $ASYNCELT_PLUGINS and elt_init */
+	snprintf(env, sizeof(env), "ASYNCELT_PLUGINS=timing:format=json,output=%s,trace=%s",
+		 report_path, trace_path);
+	putenv(env);
+	is_int(elt_init(), ELT_OK, "timing loads from $ASYNCELT_PLUGINS: %s", elt_last_error());
 	scenario(true);
 	is_int(elt_shutdown(), ELT_OK, "shutdown writes the report and the trace");
 

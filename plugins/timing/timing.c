@@ -21,6 +21,8 @@
 #include <asyncelt/plugin.h>
 
 #include "../common/tbuf.h"
+#include "histogram.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -33,75 +35,6 @@
 #include <unistd.h>
 
 extern const elt_plugin elt_plugin_timing;      /* for the live invocations */
-
-/* --- histograms ---------------------------------------------------------- */
-
-/*
- * Log-linear: values below 8 exactly, then 8 buckets per power of two, so
- * a percentile is reported within 12.5% (as its bucket's upper bound,
- * never above the exact maximum).  Values from 2^40 (18 minutes in ns)
- * share the last bucket, whose percentiles are reported as the maximum.
- */
-#define SUB_BITS 3
-#define SUB (1u << SUB_BITS)
-#define TOP_BITS 40
-#define BUCKETS (SUB + (TOP_BITS - SUB_BITS) * SUB)
-
-struct histogram {
-	_Atomic uint64_t count, sum, max;
-	_Atomic uint64_t bucket[BUCKETS];
-};
-
-static unsigned bucket_of(uint64_t v)
-{
-	unsigned e;
-
-	if (v < SUB)
-		return (unsigned)v;
-	if (v >> TOP_BITS)
-		return BUCKETS - 1;
-	e = 63u - (unsigned)__builtin_clzll(v);         /* >= SUB_BITS */
-	return SUB + (e - SUB_BITS) * SUB + (unsigned)((v >> (e - SUB_BITS)) & (SUB - 1));
-}
-
-/* The largest value that falls in bucket i. */
-static uint64_t bucket_top(unsigned i)
-{
-	unsigned e, sub;
-
-	if (i < SUB)
-		return i;
-	e = (i - SUB) / SUB + SUB_BITS;
-	sub = (i - SUB) % SUB;
-	return (((uint64_t)(SUB + sub + 1)) << (e - SUB_BITS)) - 1;
-}
-
-static void record(struct histogram *h, uint64_t v)
-{
-	uint64_t max = atomic_load_explicit(&h->max, memory_order_relaxed);
-
-	atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&h->sum, v, memory_order_relaxed);
-	atomic_fetch_add_explicit(&h->bucket[bucket_of(v)], 1, memory_order_relaxed);
-	while (v > max && !atomic_compare_exchange_weak_explicit(&h->max, &max, v,
-			memory_order_relaxed, memory_order_relaxed))
-		;
-}
-
-/* The value at fraction q (0.5 for p50) of the recorded ones. */
-static uint64_t percentile(struct histogram *h, double q)
-{
-	uint64_t count = atomic_load(&h->count), max = atomic_load(&h->max);
-	uint64_t rank = (uint64_t)(q * (double)count + 0.999999), seen = 0;
-	unsigned i;
-
-	for (i = 0; i < BUCKETS && count; i++) {
-		seen += atomic_load_explicit(&h->bucket[i], memory_order_relaxed);
-		if (seen >= rank)
-			return bucket_top(i) < max && i < BUCKETS - 1 ? bucket_top(i) : max;
-	}
-	return max;
-}
 
 /* --- per function -------------------------------------------------------- */
 
@@ -281,95 +214,36 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* --- the trace (Chrome Trace Event JSON, one event a line) --------------- */
+/* --- the trace ----------------------------------------------------------- */
 
-/* Microseconds with nanosecond digits: 12.345 */
-static void put_us(struct tbuf *b, uint64_t ns)
-{
-	char frac[4] = { '.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
-			 (char)('0' + ns % 10) };
-
-	tbuf_put_u64(b, ns / 1000);
-	tbuf_put(b, frac, sizeof(frac));
-}
-
-/* ,{"ph":"X","name":"...","pid":P,"tid":T,"ts":... : the common head of
- * an event (the file starts with "[" and a first event: see timing_init). */
-static void event_head(struct timing *t, struct tbuf *b, char ph, const char *name,
-		       uint32_t tid, uint64_t ts_ns)
-{
-	tbuf_put_str(b, ",{\"ph\":\"");
-	tbuf_put_char(b, ph);
-	tbuf_put_str(b, "\",\"name\":\"");
-	tbuf_put_str(b, name);
-	tbuf_put_str(b, "\",\"pid\":");
-	tbuf_put_str(b, tbuf_pid(t->threads));
-	tbuf_put_str(b, ",\"tid\":");
-	tbuf_put_u64(b, tid);
-	tbuf_put_str(b, ",\"ts\":");
-	put_us(b, ts_ns - t->start_ns);
-}
-
-static void name_thread(struct timing *t, struct tbuf *b, struct timing_thread *u,
-			uint32_t tid)
-{
-	if (u->named_tid == tid)
-		return;
-	u->named_tid = tid;
-	event_head(t, b, 'M', "thread_name", tid, t->start_ns);
-	tbuf_put_str(b, ",\"args\":{\"name\":\"thread ");
-	tbuf_put_u64(b, tid);
-	tbuf_put_str(b, "\"}}");
-	tbuf_end_line(b);
-}
-
-/* One physical segment: an X slice on its thread, with a flow arrow in
- * from the suspension it resumes and out to the resume it waits for, both
- * bound by the invocation's id. */
+/* The slice of the segment r just ended (or that exit cut short). */
 static void trace_segment(struct timing *t, struct tbuf *b, struct invocation_record *r,
 			  uint64_t id, uint64_t end_ns, bool flow_in, bool flow_out,
 			  bool incomplete)
 {
-	event_head(t, b, 'X', r->f->json_name, r->thread, r->segment_start_ns);
-	tbuf_put_str(b, ",\"dur\":");
-	put_us(b, end_ns - r->segment_start_ns);
-	tbuf_put_str(b, ",\"cat\":\"segment\",\"args\":{\"invocation\":");
-	tbuf_put_u64(b, id);
-	tbuf_put_str(b, ",\"segment\":");
-	tbuf_put_u64(b, r->segments - 1);
-	tbuf_put_str(b, incomplete ? ",\"incomplete\":true}" : "}");
-	if (flow_in || flow_out) {
-		tbuf_put_str(b, ",\"bind_id\":");
-		tbuf_put_u64(b, id);
-	}
-	if (flow_in)
-		tbuf_put_str(b, ",\"flow_in\":true");
-	if (flow_out)
-		tbuf_put_str(b, ",\"flow_out\":true");
-	tbuf_put_char(b, '}');
-	tbuf_end_line(b);
+	struct trace_slice slice = {
+		.name = r->f->json_name, .tid = r->thread,
+		.start_ns = r->segment_start_ns - t->start_ns, .end_ns = end_ns - t->start_ns,
+		.invocation = id, .segment = r->segments - 1,
+		.flow_in = flow_in, .flow_out = flow_out, .incomplete = incomplete,
+	};
+
+	trace_slice(b, tbuf_pid(t->threads), &slice);
 }
 
-/* The invocation's own async track: b at its initial call, e at its end. */
+/* The invocation's own async track, from its initial call to its end. */
 static void trace_invocation(struct timing *t, struct tbuf *b, struct invocation_record *r,
 			     uint64_t id, uint64_t end_ns, bool incomplete)
 {
-	event_head(t, b, 'b', r->f->json_name, r->start_thread, r->start_ns);
-	tbuf_put_str(b, ",\"cat\":\"invocation\",\"id\":");
-	tbuf_put_u64(b, id);
-	tbuf_put_char(b, '}');
-	tbuf_end_line(b);
-	event_head(t, b, 'e', r->f->json_name, r->thread, end_ns);
-	tbuf_put_str(b, ",\"cat\":\"invocation\",\"id\":");
-	tbuf_put_u64(b, id);
-	tbuf_put_str(b, ",\"args\":{\"segments\":");
-	tbuf_put_u64(b, r->segments);
-	tbuf_put_str(b, ",\"hops\":");
-	tbuf_put_u64(b, r->hops);
-	tbuf_put_str(b, ",\"active_us\":");
-	put_us(b, r->active_ns);
-	tbuf_put_str(b, incomplete ? ",\"incomplete\":true}}" : "}}");
-	tbuf_end_line(b);
+	struct trace_span span = {
+		.name = r->f->json_name, .invocation = id,
+		.begin_tid = r->start_thread, .end_tid = r->thread,
+		.begin_ns = r->start_ns - t->start_ns, .end_ns = end_ns - t->start_ns,
+		.segments = r->segments, .hops = r->hops, .active_ns = r->active_ns,
+		.incomplete = incomplete,
+	};
+
+	trace_span(b, tbuf_pid(t->threads), &span);
 }
 
 /* --- the callbacks -------------------------------------------------------- */
@@ -428,7 +302,7 @@ static void timing_enter(const elt_info *info, void *state)
 		atomic_fetch_add_explicit(&r->f->calls, 1, memory_order_relaxed);
 	} else {        /* a resume */
 		if (!r->running)        /* its suspension's Leave was seen */
-			record(&r->m->h[LATENCY], now - r->suspended_ns);
+			histogram_record(&r->m->h[LATENCY], now - r->suspended_ns);
 		r->hops += s.inv.thread != s.inv.previous_thread;
 	}
 	atomic_fetch_add_explicit(&r->f->segments, 1, memory_order_relaxed);
@@ -455,18 +329,21 @@ static void timing_leave(const elt_info *info, void *state)
 	flow_in = r->flow_pending;
 	r->flow_pending = suspends;
 	if (t->trace) {
-		name_thread(t, s.b, s.u, r->thread);
+		if (s.u->named_tid != r->thread) {      /* a new thread, or a reused buffer */
+			s.u->named_tid = r->thread;
+			trace_thread_name(s.b, tbuf_pid(t->threads), r->thread);
+		}
 		trace_segment(t, s.b, r, s.inv.id, now, flow_in, suspends, false);
 	}
 	if (suspends) {
 		r->suspended_ns = now;
 		return;
 	}
-	record(&r->m->h[WALL], now - r->start_ns);
-	record(&r->m->h[ACTIVE], r->active_ns);
-	record(&r->m->h[SUSPENDED], now - r->start_ns - r->active_ns);
-	record(&r->m->h[SEGMENTS], r->segments);
-	record(&r->m->h[HOPS], r->hops);
+	histogram_record(&r->m->h[WALL], now - r->start_ns);
+	histogram_record(&r->m->h[ACTIVE], r->active_ns);
+	histogram_record(&r->m->h[SUSPENDED], now - r->start_ns - r->active_ns);
+	histogram_record(&r->m->h[SEGMENTS], r->segments);
+	histogram_record(&r->m->h[HOPS], r->hops);
 	if (t->trace)
 		trace_invocation(t, s.b, r, s.inv.id, now, false);
 	*s.slot = NULL;
@@ -606,13 +483,6 @@ static void free_timing(struct timing *t)
 	free(t);
 }
 
-/* The first event opens the array, so that every later one starts with a
- * comma; tid 0 holds the marks of invocations still suspended at exit. */
-#define TRACE_HEADER "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%p,\"tid\":0," \
-	"\"args\":{\"name\":\"asyncelt timing\"}}\n" \
-	",{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%p,\"tid\":0," \
-	"\"args\":{\"name\":\"suspended at exit\"}}\n"
-
 static elt_status timing_init(const char *options, void **state)
 {
 	struct timing *t = calloc(1, sizeof(*t));
@@ -634,7 +504,7 @@ static elt_status timing_init(const char *options, void **state)
 		t->trace = *trace != '\0';
 		st = tbuf_open(&t->threads, "trace", t->trace ? trace : NULL,
 			       TBUF_DEFAULT_CAPACITY, sizeof(struct timing_thread),
-			       t->trace ? TRACE_HEADER : NULL, t->trace ? "]\n" : NULL);
+			       t->trace ? TRACE_HEADER : NULL, t->trace ? TRACE_FOOTER : NULL);
 	}
 	if (st != ELT_OK) {
 		free_timing(t);
@@ -706,9 +576,9 @@ static struct summary summarize(struct function_times *f, enum measure m)
 	if (!h || !(s.count = LOAD(h->count)))
 		return s;
 	s.mean = shown(m, LOAD(h->sum)) / (double)s.count;
-	s.p50 = shown(m, percentile(h, 0.50));
-	s.p90 = shown(m, percentile(h, 0.90));
-	s.p99 = shown(m, percentile(h, 0.99));
+	s.p50 = shown(m, histogram_percentile(h, 0.50));
+	s.p90 = shown(m, histogram_percentile(h, 0.90));
+	s.p99 = shown(m, histogram_percentile(h, 0.99));
 	s.max = shown(m, LOAD(h->max));
 	return s;
 }
