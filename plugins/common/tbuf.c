@@ -3,8 +3,6 @@
  */
 #include "tbuf.h"
 
-#include <asyncelt/plugin.h>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -26,7 +24,6 @@
 #else
 # define TBUF_TLS __thread __attribute__((tls_model("initial-exec")))
 #endif
-
 
 struct tbuf_set {
 	int fd;
@@ -283,15 +280,6 @@ void tbuf_thread_exit(struct tbuf_set *set)
 	pthread_mutex_lock(&set->lock);
 	b->in_use = 0;
 	pthread_mutex_unlock(&set->lock);
-}
-
-void tbuf_foreach_user(struct tbuf_set *set, void (*fn)(void *user, void *arg),
-		       void *arg)
-{
-	struct tbuf *b;
-
-	for (b = set->all; b; b = b->next_all)
-		fn(b->user, arg);
 }
 
 /* --- files and fork ------------------------------------------------------ */

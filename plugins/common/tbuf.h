@@ -73,9 +73,6 @@ void *tbuf_user(struct tbuf *b);
 /* getpid() of the process writing the set's file (a fork child's own), in
  * decimal. */
 const char *tbuf_pid(const struct tbuf_set *set);
-/* Calls fn with every thread's user data (cold: fini only). */
-void tbuf_foreach_user(struct tbuf_set *set, void (*fn)(void *user, void *arg),
-		       void *arg);
 
 /* Appending to the current line.  A piece that does not fit calls
  * tbuf_put_slow, which writes whole lines out to make room. */
