@@ -351,9 +351,10 @@ typedef struct elt_invocation_stats {
 	                                   Leave, stitched after waiting */
 	uint64_t unbalanced_leaves;     /* Leave or Tailcall matching no Enter
 	                                   on its thread */
-	uint64_t abandoned;             /* part of completed: invocations left
-	                                   without a Leave (an outer frame's
-	                                   Leave came first: an unwind) */
+	uint64_t abandoned;             /* part of live: invocations that can
+	                                   no longer complete (an outer frame's
+	                                   Leave came first: an unwind; or their
+	                                   continuation was reused unresumed) */
 	uint64_t unpublished;           /* suspensions the continuation map had
 	                                   no room for: their resumes are orphans */
 	uint64_t waiting_resumes;       /* now: resumes waiting for their

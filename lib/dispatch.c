@@ -4,7 +4,7 @@
  * system call, no stdio: a lookup, a classification, the segment's
  * invocation (invocation.c) and a loop over the plugins.
  */
-#include "internal.h"
+#include "invocation.h"
 
 /* 0: not yet, 1: registered, 2: could not be (out of memory). */
 static ELT_TLS unsigned char thread_attached;
@@ -44,7 +44,10 @@ static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 	}
 }
 
-static void dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation)
+/* Inlined into both entries: a call here costs the helpers' path more
+ * than the body that follows the thread check. */
+static inline __attribute__((always_inline)) void
+dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation)
 {
 	unsigned n, i;
 

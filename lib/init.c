@@ -2,7 +2,7 @@
  * Life cycle: starting (plugins from the environment), thread exit,
  * shutdown at the program's request or at exit, and diagnostics.
  */
-#include "internal.h"
+#include "invocation.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -110,45 +110,9 @@ ELT_HIDDEN void elt_threads_quiesce(void);
 ELT_HIDDEN void elt_threads_foreach(void (*fn)(struct elt_thread_invocations *, void *),
 				    void *arg);
 
-/* --- invocation.c: logical invocations ----------------------------------- */
+/* --- invocation.c: logical invocations (its hot path: invocation.h) ----- */
 
-struct elt_invocation_record;
-
-/* One thread's part of the invocation tracking, inside the record threads.c
- * allocates for it (no TLS of its own: one pointer, elt_thread_state). */
-struct elt_thread_invocations {
-	/* The shadow stack: invocations whose segment runs on this thread,
-	 * innermost last.  Grows by doubling (a rare malloc). */
-	struct elt_invocation_record **stack;
-	uint32_t depth, capacity;
-	uint32_t index;                 /* dense thread number, from 1 */
-	/* Records this thread may hand out; refilled a block at a time. */
-	struct elt_invocation_record *free_records;
-	uint32_t free_count;
-	/* This thread's block of ids: next_id up to (excluding) end_id. */
-	elt_invocation_id next_id, end_id;
-	/* Written by this thread only (relaxed load and store), read by
-	 * elt_get_invocation_stats(): no shared cache line per segment. */
-	_Atomic uint64_t started, completed;
-};
-
-/* This thread's state; set by elt_thread_attach(), valid while the thread
- * reports segments. */
-ELT_HIDDEN extern ELT_TLS struct elt_thread_invocations *elt_thread_state;
-
-/* Reads the options of the tracking ($ASYNCELT_RESUME_WAIT_MS); once. */
-ELT_HIDDEN void elt_invocations_init(void);
-/* A thread's first segment (0: out of memory), and its exit; the exit is
- * called with the thread list locked (elt_threads_foreach). */
-ELT_HIDDEN int elt_invocation_thread_init(struct elt_thread_invocations *t);
-ELT_HIDDEN void elt_invocation_thread_exit(struct elt_thread_invocations *t);
-/* Around the plugins' callbacks of one segment: finds (or starts) the
- * segment's invocation, then, after the callbacks, ends it, publishes its
- * continuation or leaves it on the shadow stack. */
-ELT_HIDDEN void elt_invocation_begin(struct elt_info *info);
-ELT_HIDDEN void elt_invocation_end(struct elt_info *info);
-/* At shutdown: a diagnostic for each kind of trouble seen. */
-ELT_HIDDEN void elt_invocations_report(void);
+struct elt_shadow_entry;
 
 /* --- dispatch.c: one segment --------------------------------------------- */
 
@@ -170,7 +134,7 @@ struct elt_info {
 	/* NULL for a helper's segment; for elt_emit_*, where the values are:
 	 * the getters then read memory, not the frame's plan. */
 	const struct elt_emitted *emitted;
-	struct elt_invocation_record *invocation;   /* NULL: none matched */
+	struct elt_shadow_entry *invocation;        /* NULL: none matched */
 };
 
 /* Called by a port's helper (through its C entry) with the saved register

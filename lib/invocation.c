@@ -3,21 +3,22 @@
  * no help from the runtime.
  *
  * Each thread keeps a shadow stack of the invocations whose segment runs
- * on it: a call or a resume pushes, the Leave or Tailcall that ends the
- * segment pops.  The stack gives a new call its parent and tells a Leave
- * which invocation it ends.  A suspension publishes its invocation under
- * the continuation it returns, in a lock-free table; the resume that
- * receives that continuation takes it out, on whatever thread.
+ * on it (invocation.h): a call or a resume pushes, the Leave or Tailcall
+ * that ends the segment pops.  The stack gives a new call its parent and
+ * tells a Leave which invocation it ends.  A suspension moves its
+ * invocation into a record and publishes the record under the
+ * continuation it returns, in a lock-free table; the resume that receives
+ * that continuation takes the record out, on whatever thread.
  *
- * The common path neither locks nor allocates: records come from the
- * thread's free list, ids from the thread's block of ids (one shared
- * atomic add per ID_BLOCK calls), counters are the thread's own.  Rare
- * paths may: a free list that must be refilled or that grew too long
- * (pool_lock, once per RECORDS_PER_BLOCK records), a shadow stack that
- * must grow (realloc), a resume that arrives before the Leave of its
- * suspension (it waits, see take_waiting()).
+ * The common path neither locks nor allocates: ids come from the
+ * thread's block of ids (one shared atomic add per ID_BLOCK calls),
+ * counters are the thread's own, records come from the thread's free
+ * list.  Rare paths may: a free list that must be refilled or that grew
+ * too long (pool_lock, once per ELT_RECORDS_PER_BLOCK records), a shadow
+ * stack that must grow (realloc), a resume that arrives before the Leave
+ * of its suspension (it waits, see take_waiting()).
  */
-#include "internal.h"
+#include "invocation.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -25,31 +26,19 @@
 #include <string.h>
 #include <time.h>
 
-struct elt_invocation_record {
-	elt_invocation inv;
-	/* Atomic: a resume on another thread compares it while scanning the
-	 * table, and the record may be reused meanwhile. */
-	_Atomic elt_function_id function;
-	const struct elt_function *fn;
-	/* While published: the continuation its resume will receive. */
-	_Atomic uintptr_t continuation;
-	/* From start to completion: what elt_foreach_live_invocation lists. */
-	_Atomic unsigned char live;
-	struct elt_invocation_record *next_free;
-	void *slots[ELT_MAX_PLUGINS];
-};
+/* elt_invocation_end() tells a Leave from an Enter by this order. */
+_Static_assert(ELT_SEGMENT_CALL == 0 && ELT_SEGMENT_RESUME == 1 &&
+	       ELT_SEGMENT_SUSPEND > ELT_SEGMENT_RESUME &&
+	       ELT_SEGMENT_RETURN > ELT_SEGMENT_RESUME &&
+	       ELT_SEGMENT_TAILCALL > ELT_SEGMENT_RESUME,
+	       "segment kinds: Enter kinds first");
 
 /* Records are allocated by blocks and never freed: a resume scanning the
  * table may read a record that another thread has just taken and reused. */
-#define RECORDS_PER_BLOCK 64
 struct record_block {
 	struct record_block *next;
-	struct elt_invocation_record records[RECORDS_PER_BLOCK];
+	struct elt_invocation_record records[ELT_RECORDS_PER_BLOCK];
 };
-
-/* A thread keeping more free records than this gives RECORDS_PER_BLOCK
- * back: one thread may start what others complete. */
-#define MAX_FREE_RECORDS (4 * RECORDS_PER_BLOCK)
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct record_block *blocks;             /* all of them, for enumeration */
@@ -216,7 +205,7 @@ static void refill(struct elt_thread_invocations *t)
 	unsigned i;
 
 	pthread_mutex_lock(&pool_lock);
-	for (i = 0; spare && i < RECORDS_PER_BLOCK; i++) {
+	for (i = 0; spare && i < ELT_RECORDS_PER_BLOCK; i++) {
 		struct elt_invocation_record *r = spare;
 
 		spare = r->next_free;
@@ -227,11 +216,11 @@ static void refill(struct elt_thread_invocations *t)
 	if (i == 0 && (b = calloc(1, sizeof(*b)))) {
 		b->next = blocks;
 		blocks = b;
-		for (i = 0; i < RECORDS_PER_BLOCK; i++) {
+		for (i = 0; i < ELT_RECORDS_PER_BLOCK; i++) {
 			b->records[i].next_free = t->free_records;
 			t->free_records = &b->records[i];
 		}
-		t->free_count += RECORDS_PER_BLOCK;
+		t->free_count += ELT_RECORDS_PER_BLOCK;
 	}
 	pthread_mutex_unlock(&pool_lock);
 }
@@ -254,31 +243,29 @@ static void give_back(struct elt_thread_invocations *t, unsigned count)
 	pthread_mutex_unlock(&pool_lock);
 }
 
-static inline elt_invocation_id id_new(struct elt_thread_invocations *t)
+/* Rare: this thread's block of ids is used up.  Returns the first id of
+ * the new block. */
+elt_invocation_id elt_invocation_id_block(struct elt_thread_invocations *t)
 {
-	if (ELT_UNLIKELY(t->next_id == t->end_id)) {
-		t->next_id = atomic_fetch_add_explicit(&next_id_block, ID_BLOCK,
-						       memory_order_relaxed);
-		t->end_id = t->next_id + ID_BLOCK;
-	}
+	t->next_id = atomic_fetch_add_explicit(&next_id_block, ID_BLOCK,
+					       memory_order_relaxed);
+	t->end_id = t->next_id + ID_BLOCK;
 	return t->next_id++;
 }
 
-/* Only this thread writes its counters: a plain add, published with a
- * relaxed store for elt_get_invocation_stats(). */
-static inline void count(_Atomic uint64_t *counter)
-{
-	atomic_store_explicit(counter,
-			      atomic_load_explicit(counter, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
-}
-
-/* A new invocation for this segment; NULL when out of memory. */
-static struct elt_invocation_record *start(struct elt_thread_invocations *t,
-					   const struct elt_info *info, uint32_t flags)
+/* The record of the invocation of entry `e` (one of this thread's stack),
+ * made when it must outlive its segment, when a plugin asks for its slot,
+ * or when it is an orphan; NULL when out of memory.  Its parent is the
+ * entry below, as long as the invocation is in its first segment. */
+static struct elt_invocation_record *materialize(struct elt_thread_invocations *t,
+						 struct elt_shadow_entry *e,
+						 const struct elt_function *fn)
 {
 	struct elt_invocation_record *r = t->free_records;
+	uint32_t d = (uint32_t)(e - t->stack);
 
+	if (e->record)
+		return e->record;
 	if (ELT_UNLIKELY(!r)) {
 		refill(t);
 		if (!(r = t->free_records))
@@ -287,140 +274,106 @@ static struct elt_invocation_record *start(struct elt_thread_invocations *t,
 	t->free_records = r->next_free;
 	t->free_count--;
 
-	r->inv.id = id_new(t);
-	r->inv.parent = t->depth ? t->stack[t->depth - 1]->inv.id : 0;
+	r->inv.id = e->id;
+	r->inv.parent = d ? t->stack[d - 1].id : 0;
 	r->inv.segment = 0;
-	r->inv.flags = flags;
-	if (info->fn && (info->fn->desc.flags & ELT_FUNCTION_ASYNC))
-		r->inv.flags |= ELT_INVOCATION_ASYNC;
+	r->inv.flags = fn && (fn->desc.flags & ELT_FUNCTION_ASYNC) ? ELT_INVOCATION_ASYNC : 0;
 	r->inv.thread = r->inv.previous_thread = t->index;
-	atomic_store_explicit(&r->function, info->id, memory_order_relaxed);
-	r->fn = info->fn;
-	memset(r->slots, 0, sizeof(r->slots));
+	atomic_store_explicit(&r->function, e->function, memory_order_relaxed);
+	r->fn = fn;
+	r->slots_valid = 0;
 	atomic_store_explicit(&r->live, 1, memory_order_relaxed);
-	count(&t->started);
+	e->record = r;
 	return r;
 }
 
-static void finish(struct elt_thread_invocations *t, struct elt_invocation_record *r)
+void elt_invocation_free(struct elt_thread_invocations *t, struct elt_invocation_record *r)
 {
 	atomic_store_explicit(&r->live, 0, memory_order_relaxed);
-	count(&t->completed);
 	r->next_free = t->free_records;
 	t->free_records = r;
-	if (ELT_UNLIKELY(++t->free_count > MAX_FREE_RECORDS))
-		give_back(t, RECORDS_PER_BLOCK);
+	if (ELT_UNLIKELY(++t->free_count > ELT_MAX_FREE_RECORDS))
+		give_back(t, ELT_RECORDS_PER_BLOCK);
 }
 
-/* --- the shadow stack ---------------------------------------------------- */
-
-static int push(struct elt_thread_invocations *t, struct elt_invocation_record *r)
+/* Rare: deeper than ever on this thread. */
+int elt_invocation_grow(struct elt_thread_invocations *t)
 {
-	if (ELT_UNLIKELY(t->depth == t->capacity)) {
-		/* Rare: deeper than ever on this thread. */
-		uint32_t capacity = t->capacity * 2;
-		struct elt_invocation_record **stack =
-			realloc(t->stack, capacity * sizeof(*stack));
+	uint32_t capacity = t->capacity * 2;
+	struct elt_shadow_entry *stack = realloc(t->stack, capacity * sizeof(*stack));
 
-		if (!stack)
-			return 0;       /* its Leave will be counted unbalanced */
-		t->stack = stack;
-		t->capacity = capacity;
-	}
-	t->stack[t->depth++] = r;
+	if (!stack)
+		return 0;
+	t->stack = stack;
+	t->capacity = capacity;
 	return 1;
 }
 
-/* The invocation a Leave or Tailcall of `function` ends: the innermost of
- * that function on this thread.  Those above it were left without their
- * Leave (an exception unwound through them): they are taken off the stack,
- * live and counted as abandoned, since they can never complete. */
-static struct elt_invocation_record *match(struct elt_thread_invocations *t,
-					   elt_function_id function)
+/* The invocation a Leave or Tailcall of `function` ends when it is not
+ * the innermost: the innermost of that function on this thread.  Those
+ * above it were left without their Leave (an exception unwound through
+ * them): they are taken off the stack and counted as abandoned; since
+ * they can never complete they stay live, in a record. */
+struct elt_shadow_entry *
+elt_invocation_match_deeper(struct elt_thread_invocations *t, elt_function_id function)
 {
 	uint32_t d = t->depth;
 
-	while (d && atomic_load_explicit(&t->stack[d - 1]->function,
-					 memory_order_relaxed) != function)
+	while (d && t->stack[d - 1].function != function)
 		d--;
-	if (ELT_UNLIKELY(d == 0)) {
+	if (d == 0) {
 		atomic_fetch_add_explicit(&unbalanced_leaves, 1, memory_order_relaxed);
 		return NULL;
 	}
-	if (ELT_UNLIKELY(d != t->depth)) {
-		atomic_fetch_add_explicit(&abandoned, t->depth - d, memory_order_relaxed);
-		t->depth = d;
+	while (t->depth > d) {
+		struct elt_shadow_entry *e = &t->stack[t->depth - 1];
+
+		materialize(t, e, elt_registry_lookup(e->function));
+		t->depth--;
+		atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
 	}
-	return t->stack[d - 1];
+	return &t->stack[d - 1];
 }
 
-static struct elt_invocation_record *resume(struct elt_thread_invocations *t,
-					    const struct elt_info *info)
+/* A resume: the invocation that suspended with this continuation, or a
+ * new one flagged orphan. */
+struct elt_shadow_entry *elt_invocation_resume(struct elt_thread_invocations *t,
+					       const struct elt_info *info)
 {
 	struct elt_invocation_record *r = take_waiting(info->continuation, info->id);
+	struct elt_shadow_entry *e;
 
 	if (ELT_LIKELY(r)) {
 		r->inv.segment++;
 		r->inv.previous_thread = r->inv.thread;
 		r->inv.thread = t->index;
-		return r;
+		return elt_invocation_push(t, info->id, r->inv.id, r);
 	}
 	atomic_fetch_add_explicit(&orphan_resumes, 1, memory_order_relaxed);
-	r = start(t, info, ELT_INVOCATION_ORPHAN);
-	if (r) {
+	elt_invocation_count(&t->started);
+	e = elt_invocation_push(t, info->id,
+				t->next_id != t->end_id ? t->next_id++
+							: elt_invocation_id_block(t),
+				NULL);
+	if (e && (r = materialize(t, e, info->fn))) {
 		r->inv.parent = 0;      /* whoever awaited it is unknown */
 		r->inv.segment = 1;     /* a resume, of unknown rank */
+		r->inv.flags |= ELT_INVOCATION_ORPHAN;
 	}
-	return r;
+	return e;
 }
 
-/* --- around the callbacks (dispatch.c) ----------------------------------- */
-
-void elt_invocation_begin(struct elt_info *info)
+/* After a suspension's callbacks (its entry already popped): its record
+ * waits in the table for the resume. */
+void elt_invocation_suspend(struct elt_thread_invocations *t, struct elt_shadow_entry *e,
+			    const struct elt_info *info)
 {
-	struct elt_thread_invocations *t = elt_thread_state;
-	struct elt_invocation_record *r;
+	struct elt_invocation_record *r = materialize(t, e, info->fn);
 
-	info->invocation = NULL;
-	if (ELT_UNLIKELY(!t))
-		return;                 /* the thread is exiting */
-	switch (info->kind) {
-	case ELT_SEGMENT_CALL:
-		r = start(t, info, 0);
-		break;
-	case ELT_SEGMENT_RESUME:
-		r = resume(t, info);
-		break;
-	default:
-		info->invocation = match(t, info->id);
-		return;
-	}
 	if (r)
-		push(t, r);
-	info->invocation = r;
-}
-
-void elt_invocation_end(struct elt_info *info)
-{
-	struct elt_thread_invocations *t = elt_thread_state;
-	struct elt_invocation_record *r = info->invocation;
-
-	if (!r || !t)
-		return;
-	switch (info->kind) {
-	case ELT_SEGMENT_SUSPEND:
-		/* After the callbacks: the resume's run after them. */
-		t->depth--;
 		publish(r, info->continuation);
-		break;
-	case ELT_SEGMENT_RETURN:
-	case ELT_SEGMENT_TAILCALL:
-		t->depth--;
-		finish(t, r);
-		break;
-	default:
-		break;                  /* a call or resume stays on the stack */
-	}
+	else
+		atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);
 }
 
 /* --- threads ------------------------------------------------------------- */
@@ -439,7 +392,12 @@ int elt_invocation_thread_init(struct elt_thread_invocations *t)
 
 void elt_invocation_thread_exit(struct elt_thread_invocations *t)
 {
-	/* What is still on the stack never completes: it stays live. */
+	uint32_t d;
+
+	/* What is still on the stack never completes: it stays live, in a
+	 * record, for elt_foreach_live_invocation. */
+	for (d = t->depth; d > 0; d--)
+		materialize(t, &t->stack[d - 1], elt_registry_lookup(t->stack[d - 1].function));
 	atomic_fetch_add(&exited_started,
 			 atomic_load_explicit(&t->started, memory_order_relaxed));
 	atomic_fetch_add(&exited_completed,
@@ -472,19 +430,45 @@ void elt_invocations_init(void)
 
 elt_status elt_get_invocation(const elt_info *info, elt_invocation *out)
 {
+	const struct elt_shadow_entry *e = info->invocation;
+	const struct elt_thread_invocations *t = elt_thread_state;
+	uint32_t d;
+
 	if (!out)
 		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_get_invocation: out is NULL");
-	if (!info->invocation) {
+	if (!e || !t) {
 		memset(out, 0, sizeof(*out));
 		return ELT_E_DATAINCOMPLETE;
 	}
-	*out = info->invocation->inv;
+	if (e->record) {
+		*out = e->record->inv;
+		return ELT_OK;
+	}
+	/* Still in its first segment, on this thread: its parent is the
+	 * entry below. */
+	d = (uint32_t)(e - t->stack);
+	out->id = e->id;
+	out->parent = d ? t->stack[d - 1].id : 0;
+	out->segment = 0;
+	out->flags = info->fn && (info->fn->desc.flags & ELT_FUNCTION_ASYNC)
+		? ELT_INVOCATION_ASYNC : 0;
+	out->thread = out->previous_thread = t->index;
 	return ELT_OK;
 }
 
 void **elt_get_invocation_slot(const elt_info *info)
 {
-	return info->invocation ? &info->invocation->slots[info->plugin] : NULL;
+	struct elt_shadow_entry *e = info->invocation;
+	struct elt_thread_invocations *t = elt_thread_state;
+	struct elt_invocation_record *r;
+
+	if (!e || !t || !(r = materialize(t, e, info->fn)))
+		return NULL;
+	/* Cleared on first use rather than when the record is made; only
+	 * the thread running the invocation's segment touches them. */
+	while (r->slots_valid <= info->plugin)
+		r->slots[r->slots_valid++] = NULL;
+	return &r->slots[info->plugin];
 }
 
 static void add_thread(struct elt_thread_invocations *t, void *arg)
@@ -516,6 +500,33 @@ void elt_get_invocation_stats(elt_invocation_stats *out)
 	out->waiting_resumes = atomic_load(&waiting_resumes);
 }
 
+struct live_walk {
+	void (*fn)(const elt_invocation *, const elt_function_desc *, void *, void *);
+	void *arg;
+};
+
+static void list_stack(struct elt_thread_invocations *t, void *arg)
+{
+	const struct live_walk *walk = arg;
+	uint32_t d;
+
+	for (d = 0; d < t->depth; d++) {
+		const struct elt_shadow_entry *e = &t->stack[d];
+		const struct elt_function *fn = elt_registry_lookup(e->function);
+		elt_invocation inv = {
+			.id = e->id,
+			.parent = d ? t->stack[d - 1].id : 0,
+			.flags = fn && (fn->desc.flags & ELT_FUNCTION_ASYNC)
+				? ELT_INVOCATION_ASYNC : 0,
+			.thread = t->index,
+			.previous_thread = t->index,
+		};
+
+		if (!e->record)         /* those with one are listed with the records */
+			walk->fn(&inv, fn ? &fn->desc : NULL, NULL, walk->arg);
+	}
+}
+
 void elt_foreach_live_invocation(const elt_plugin *self,
 	void (*fn)(const elt_invocation *, const elt_function_desc *, void *, void *),
 	void *arg)
@@ -534,14 +545,21 @@ void elt_foreach_live_invocation(const elt_plugin *self,
 			      self && self->name ? self->name : "(null)");
 		return;
 	}
+	/* Invocations still in their first segment, without a record, on
+	 * the threads that run them. */
+	{
+		struct live_walk walk = { fn, arg };
+
+		elt_threads_foreach(list_stack, &walk);
+	}
 	pthread_mutex_lock(&pool_lock);
 	for (b = blocks; b; b = b->next) {
-		for (i = 0; i < RECORDS_PER_BLOCK; i++) {
+		for (i = 0; i < ELT_RECORDS_PER_BLOCK; i++) {
 			struct elt_invocation_record *r = &b->records[i];
 
 			if (atomic_load_explicit(&r->live, memory_order_acquire))
 				fn(&r->inv, r->fn ? &r->fn->desc : NULL,
-				   r->slots[plugin], arg);
+				   plugin < r->slots_valid ? r->slots[plugin] : NULL, arg);
 		}
 	}
 	pthread_mutex_unlock(&pool_lock);

@@ -5,6 +5,7 @@
  * half full.  Old tables and records are never freed while the process
  * runs, since a helper on another thread may still be reading them.
  */
+#include "config.h"
 #include "internal.h"
 
 #include <pthread.h>
@@ -107,6 +108,10 @@ static elt_status check_async(const char *name, const elt_signature *sig,
 	return ELT_OK;
 }
 
+#if !defined(ELT_HAVE_HELPERS)
+# define ELT_HAVE_HELPERS 0
+#endif
+
 static elt_status plan_function(struct elt_function *fn)
 {
 	struct elt_plan_builder b;
@@ -116,7 +121,10 @@ static elt_status plan_function(struct elt_function *fn)
 	st = elt_plan_signature(&b, fn->signature);
 	if (st == ELT_OK)
 		st = elt_plan_end(&b);
-	if (st == ELT_OK && (fn->desc.flags & ELT_FUNCTION_ASYNC) &&
+	/* The helpers find a resume by its continuation argument; without
+	 * helpers only a producer reports segments (elt_emit_enter), and it
+	 * passes the continuation itself. */
+	if (st == ELT_OK && ELT_HAVE_HELPERS && (fn->desc.flags & ELT_FUNCTION_ASYNC) &&
 	    !fn->plan.has_continuation)
 		st = elt_set_error(ELT_E_UNSUPPORTED,
 				   "function '%s': %s", fn->desc.name,

@@ -9,7 +9,7 @@
  * every thread pass a memory barrier (membarrier), then reads the flags:
  * either a thread saw the stop, or shutdown sees its flag and waits.
  */
-#include "internal.h"
+#include "invocation.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,0 +1,169 @@
+/*
+ * Logical invocations, the part that runs for every segment: inline, so
+ * that a plain call and its return cost the dispatcher a few loads and
+ * stores.  Everything rarer (suspensions, resumes, records, the public
+ * API) is in invocation.c, which explains the design.
+ *
+ * An invocation lives in its thread's shadow-stack entry while its
+ * segment runs: id, function, and its parent is the entry below.  It gets
+ * a record only when it must outlive the segment (a suspension), when a
+ * plugin asks for its slot, or when it is an orphan; then the record is
+ * what describes it, and it follows the invocation across threads.
+ */
+#ifndef ELT_INVOCATION_H
+#define ELT_INVOCATION_H
+
+#include "internal.h"
+
+struct elt_invocation_record {
+	elt_invocation inv;
+	/* Atomic: a resume on another thread compares it while scanning the
+	 * continuation table, and the record may be reused meanwhile. */
+	_Atomic elt_function_id function;
+	const struct elt_function *fn;
+	/* While published: the continuation its resume will receive. */
+	_Atomic uintptr_t continuation;
+	/* From start to completion: what elt_foreach_live_invocation lists. */
+	_Atomic unsigned char live;
+	/* slots[0 .. slots_valid) are initialized: they are cleared when a
+	 * plugin first asks, not at every call. */
+	uint8_t slots_valid;
+	struct elt_invocation_record *next_free;
+	void *slots[ELT_MAX_PLUGINS];
+};
+
+/* Records are allocated by blocks (invocation.c); a thread keeping more
+ * free records than ELT_MAX_FREE_RECORDS gives a block's worth back, since
+ * one thread may start what others complete. */
+#define ELT_RECORDS_PER_BLOCK 64
+#define ELT_MAX_FREE_RECORDS (4 * ELT_RECORDS_PER_BLOCK)
+
+/* One shadow-stack entry. */
+struct elt_shadow_entry {
+	struct elt_invocation_record *record;   /* NULL: not needed yet */
+	elt_function_id function;
+	elt_invocation_id id;
+};
+
+/* One thread's part of the tracking, inside the record threads.c
+ * allocates for it: no TLS of its own but one pointer, elt_thread_state. */
+struct elt_thread_invocations {
+	/* The invocations whose segment runs on this thread, innermost last.
+	 * Grows by doubling (a rare realloc). */
+	struct elt_shadow_entry *stack;
+	uint32_t depth, capacity;
+	uint32_t index;                 /* dense thread number, from 1 */
+	uint32_t free_count;
+	/* Records this thread hands out; refilled a block at a time. */
+	struct elt_invocation_record *free_records;
+	/* This thread's block of ids: next_id up to (excluding) end_id. */
+	elt_invocation_id next_id, end_id;
+	/* Written by this thread only (relaxed load and store), read by
+	 * elt_get_invocation_stats(): no shared cache line per segment. */
+	_Atomic uint64_t started, completed;
+};
+
+/* This thread's state; set by elt_thread_attach(), cleared at its exit. */
+ELT_HIDDEN extern ELT_TLS struct elt_thread_invocations *elt_thread_state;
+
+/* Reads $ASYNCELT_RESUME_WAIT_MS; once, at the library's start. */
+ELT_HIDDEN void elt_invocations_init(void);
+/* A thread's first segment (0: out of memory), and its exit, called with
+ * the thread list locked (see elt_threads_foreach). */
+ELT_HIDDEN int elt_invocation_thread_init(struct elt_thread_invocations *t);
+ELT_HIDDEN void elt_invocation_thread_exit(struct elt_thread_invocations *t);
+/* At shutdown: one diagnostic per kind of trouble seen. */
+ELT_HIDDEN void elt_invocations_report(void);
+
+/* The slow paths of the functions below. */
+ELT_HIDDEN elt_invocation_id elt_invocation_id_block(struct elt_thread_invocations *t);
+ELT_HIDDEN int elt_invocation_grow(struct elt_thread_invocations *t);
+ELT_HIDDEN struct elt_shadow_entry *
+elt_invocation_match_deeper(struct elt_thread_invocations *t, elt_function_id function);
+ELT_HIDDEN struct elt_shadow_entry *
+elt_invocation_resume(struct elt_thread_invocations *t, const struct elt_info *info);
+ELT_HIDDEN void elt_invocation_suspend(struct elt_thread_invocations *t,
+				       struct elt_shadow_entry *e,
+				       const struct elt_info *info);
+ELT_HIDDEN void elt_invocation_free(struct elt_thread_invocations *t,
+				    struct elt_invocation_record *r);
+
+/* Only this thread writes its counters: a plain add, published with a
+ * relaxed store for elt_get_invocation_stats(). */
+static inline void elt_invocation_count(_Atomic uint64_t *counter)
+{
+	atomic_store_explicit(counter,
+			      atomic_load_explicit(counter, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/* Pushes an entry for a new invocation, or one resumed (record given);
+ * NULL when the stack cannot grow (its Leave will count as unbalanced). */
+static inline struct elt_shadow_entry *
+elt_invocation_push(struct elt_thread_invocations *t, elt_function_id function,
+		    elt_invocation_id id, struct elt_invocation_record *record)
+{
+	struct elt_shadow_entry *e;
+
+	if (ELT_UNLIKELY(t->depth == t->capacity) && !elt_invocation_grow(t))
+		return NULL;
+	e = &t->stack[t->depth++];
+	e->record = record;
+	e->function = function;
+	e->id = id;
+	return e;
+}
+
+/* Before the plugins' callbacks: the segment's invocation, started (a
+ * call), found again (a resume) or matched on the shadow stack (a Leave or
+ * Tailcall: normally the innermost entry). */
+static inline void elt_invocation_begin(struct elt_info *info)
+{
+	struct elt_thread_invocations *t = elt_thread_state;
+	struct elt_shadow_entry *e;
+
+	if (ELT_UNLIKELY(!t)) {
+		info->invocation = NULL;        /* the thread is exiting */
+		return;
+	}
+	switch (info->kind) {
+	case ELT_SEGMENT_CALL:
+		elt_invocation_count(&t->started);
+		info->invocation = elt_invocation_push(t, info->id,
+			ELT_LIKELY(t->next_id != t->end_id) ? t->next_id++
+							    : elt_invocation_id_block(t),
+			NULL);
+		return;
+	case ELT_SEGMENT_RESUME:
+		info->invocation = elt_invocation_resume(t, info);
+		return;
+	default:
+		e = t->depth ? &t->stack[t->depth - 1] : NULL;
+		if (ELT_UNLIKELY(!e || e->function != info->id))
+			e = elt_invocation_match_deeper(t, info->id);
+		info->invocation = e;
+		return;
+	}
+}
+
+/* After the callbacks: a Leave or Tailcall pops its invocation, and
+ * publishes it (a suspension: the resume's callbacks then run after this
+ * segment's) or ends it. */
+static inline void elt_invocation_end(struct elt_info *info)
+{
+	struct elt_thread_invocations *t = elt_thread_state;
+	struct elt_shadow_entry *e = info->invocation;
+
+	if (info->kind <= ELT_SEGMENT_RESUME || !e || !t)
+		return;                 /* a call or resume stays on the stack */
+	t->depth--;
+	if (info->kind == ELT_SEGMENT_SUSPEND) {
+		elt_invocation_suspend(t, e, info);
+		return;
+	}
+	elt_invocation_count(&t->completed);
+	if (e->record)
+		elt_invocation_free(t, e->record);
+}
+
+#endif
