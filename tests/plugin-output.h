@@ -41,6 +41,26 @@ static inline unsigned long count_of(const char *text, const char *needle)
 	return n;
 }
 
+/* Lines that hold both `a` and `b`. */
+static inline unsigned long count_lines_with(const char *text, const char *a, const char *b)
+{
+	unsigned long n = 0;
+
+	while (*text) {
+		const char *end = strchr(text, '\n');
+		size_t len = end ? (size_t)(end - text) : strlen(text);
+		char line[4096];
+
+		if (len < sizeof(line)) {
+			memcpy(line, text, len);
+			line[len] = '\0';
+			n += strstr(line, a) && strstr(line, b);
+		}
+		text += len + (end != NULL);
+	}
+	return n;
+}
+
 /* A fresh prefix for one test's files: PREFIX.text, PREFIX.json, ...
  * (mkstemp, which every target has; the file itself is removed). */
 static inline const char *test_prefix(const char *name)

@@ -2,7 +2,8 @@
  * The timing plugin, loaded as a module: a scripted invocation that hops
  * between two threads (A -> B -> B -> A: 4 segments, 2 hops), many
  * invocations on several threads (3 segments each, no hop), one that
- * never resumes; then the invariants in its JSON report (active <= wall,
+ * never resumes, one left open by an unwind, one still running at exit;
+ * then the invariants in its JSON report (active <= wall,
  * suspended = wall - active, segments = resumes + 1, the hop counts), the
  * CSV and table forms, and the Chrome trace (tests/check-trace.py: async
  * pairs, flows with both ends, slices nested per thread, and per
@@ -26,7 +27,8 @@
 #define INVOCATIONS 50          /* per thread */
 #define ALL (THREADS * INVOCATIONS)
 
-static const elt_function_id HOP = 0x100, WORK = 0x200, NEVER = 0x300;
+static const elt_function_id HOP = 0x100, WORK = 0x200, NEVER = 0x300, OUTER = 0x400,
+	INNER = 0x500, RUNNING = 0x600;
 
 /* --- a thread that runs the steps it is given, one at a time ------------ */
 
@@ -142,6 +144,19 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* An unwind: Outer's Leave comes while Inner (called by it) never left;
+ * then another call on the same thread.  Inner stays open. */
+static void *unwind(void *arg)
+{
+	(void)arg;
+	elt_emit_enter(OUTER, NULL, NULL);
+	elt_emit_enter(INNER, NULL, NULL);
+	elt_emit_leave(OUTER, NULL, NULL);
+	elt_emit_enter(OUTER, NULL, NULL);
+	elt_emit_leave(OUTER, NULL, NULL);
+	return NULL;
+}
+
 static void scenario(bool everything)
 {
 	struct worker a, b;
@@ -165,13 +180,20 @@ static void scenario(bool everything)
 		pthread_join(threads[t], NULL);
 	elt_emit_enter(NEVER, NULL, NULL);
 	elt_emit_leave(NEVER, NULL, (void *)(uintptr_t)0x9990);        /* never resumed */
+	if (pthread_create(&threads[0], NULL, unwind, NULL))
+		tap_bail("pthread_create failed");
+	pthread_join(threads[0], NULL);
+	elt_emit_enter(RUNNING, NULL, NULL);    /* still running at shutdown */
 }
 
 static void setup(void)
 {
 	if (elt_register_function(HOP, "Hop", "l(K)", ELT_FUNCTION_ASYNC) ||
 	    elt_register_function(WORK, "Work", "l(K i)", ELT_FUNCTION_ASYNC) ||
-	    elt_register_function(NEVER, "Never", "v(K)", ELT_FUNCTION_ASYNC))
+	    elt_register_function(NEVER, "Never", "v(K)", ELT_FUNCTION_ASYNC) ||
+	    elt_register_function(OUTER, "Outer", "v()", 0) ||
+	    elt_register_function(INNER, "Inner", "v()", 0) ||
+	    elt_register_function(RUNNING, "Running", "v()", 0))
 		tap_bail("register: %s", elt_last_error());
 }
 
@@ -288,7 +310,7 @@ int main(void)
 	char spec[1024], report_path[300], trace_path[300], bad[300];
 	char *report, *trace;
 
-	tap_plan(30);
+	tap_plan(31);
 
 	check_other_forms(prefix);
 
@@ -333,11 +355,14 @@ int main(void)
 	is_all(report, "Work", "hops", ALL, 0);
 	check_invariants(report, "Hop");
 	check_invariants(report, "Work");
-	ok(strstr(report, "\"incomplete\": 1}") != NULL, "one invocation never completed");
+	ok(strstr(report, "\"incomplete\": 3}") != NULL,
+	   "3 invocations never completed: Never (suspended), Inner (unwound), Running");
 	free(report);
 
 	trace = slurp(trace_path);
-	is_int(count_of(trace, "\"ph\":\"b\""), ALL + 2, "the trace: an async begin per invocation");
+	is_int(count_of(trace, "\"ph\":\"b\""), ALL + 6, "the trace: an async begin per invocation");
+	is_int(count_lines_with(trace, "\"ph\":\"e\"", "\"incomplete\":true"), 3,
+	       "3 of them end at exit, marked incomplete");
 	is_int(count_of(trace, "\"flow_out\":true"), 3 + 2 * ALL + 1,
 	       "a flow out of every suspension");
 	is_int(count_of(trace, "\"flow_in\":true"), 3 + 2 * ALL + 1,

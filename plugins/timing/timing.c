@@ -548,11 +548,17 @@ static void report_live(const elt_invocation *inv, const elt_function_desc *fn,
 			r ? r->segments : 0);
 	if (!r || !t->trace || !(b = tbuf_get(t->threads)))
 		return;
+	/*
+	 * What is still open goes on thread 0, "open at exit": there every
+	 * slice ends now, so they nest, whereas on its own thread a segment
+	 * left running by an unwind would overlap its caller's slice.
+	 */
 	if (r->running) {
+		r->thread = 0;
 		trace_segment(t, b, r, inv->id, lc->now, r->flow_pending, false, true);
 		r->active_ns += lc->now - r->segment_start_ns;
 	} else if (r->flow_pending) {
-		/* its arrow must end somewhere: a mark at exit on thread 0 */
+		/* its arrow must end somewhere: a mark */
 		r->segment_start_ns = lc->now;
 		r->thread = 0;
 		r->segments++;

@@ -14,12 +14,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* %p is the pid (tbuf expands it).  tid 0 holds the marks of invocations
- * still suspended at exit. */
+/* %p is the pid (tbuf expands it).  tid 0 holds what is still open at
+ * exit: running segments, and the ends of suspended invocations' arrows. */
 #define TRACE_HEADER "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%p,\"tid\":0," \
 	"\"args\":{\"name\":\"asyncelt timing\"}}\n" \
 	",{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%p,\"tid\":0," \
-	"\"args\":{\"name\":\"suspended at exit\"}}\n"
+	"\"args\":{\"name\":\"open at exit\"}}\n"
 #define TRACE_FOOTER "]\n"
 
 /* One physical segment: an X slice on its thread.  A flow arrow runs from
