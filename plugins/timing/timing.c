@@ -549,18 +549,18 @@ static void report_live(const elt_invocation *inv, const elt_function_desc *fn,
 	if (!r || !t->trace || !(b = tbuf_get(t->threads)))
 		return;
 	/*
-	 * What is still open goes on thread 0, "open at exit": there every
-	 * slice ends now, so they nest, whereas on its own thread a segment
-	 * left running by an unwind would overlap its caller's slice.
+	 * What is still open goes on a thread of its own, "open at exit":
+	 * there every slice ends now, so they nest, whereas on its own thread
+	 * a segment left running by an unwind would overlap its caller's.
 	 */
 	if (r->running) {
-		r->thread = 0;
+		r->thread = TRACE_EXIT_TID;
 		trace_segment(t, b, r, inv->id, lc->now, r->flow_pending, false, true);
 		r->active_ns += lc->now - r->segment_start_ns;
 	} else if (r->flow_pending) {
 		/* its arrow must end somewhere: a mark */
 		r->segment_start_ns = lc->now;
-		r->thread = 0;
+		r->thread = TRACE_EXIT_TID;
 		r->segments++;
 		trace_segment(t, b, r, inv->id, lc->now, true, false, true);
 	}

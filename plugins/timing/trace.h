@@ -14,12 +14,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* %p is the pid (tbuf expands it).  tid 0 holds what is still open at
- * exit: running segments, and the ends of suspended invocations' arrows. */
+/* A thread of its own for what is still open at exit: running segments,
+ * and the ends of suspended invocations' arrows.  The largest tid, so that
+ * viewers which sort threads (speedscope shows the first) list it last. */
+#define TRACE_EXIT_TID 2147483647u
+#define TRACE_EXIT_TID_TEXT "2147483647"
+
+/* %p is the pid (tbuf expands it). */
 #define TRACE_HEADER "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%p,\"tid\":0," \
 	"\"args\":{\"name\":\"asyncelt timing\"}}\n" \
-	",{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%p,\"tid\":0," \
-	"\"args\":{\"name\":\"open at exit\"}}\n"
+	",{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%p,\"tid\":" \
+	TRACE_EXIT_TID_TEXT ",\"args\":{\"name\":\"open at exit\"}}\n"
 #define TRACE_FOOTER "]\n"
 
 /* One physical segment: an X slice on its thread.  A flow arrow runs from
