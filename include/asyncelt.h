@@ -284,6 +284,22 @@ ELT_API elt_status elt_get_tailcall_info(const elt_info *info,
 ELT_API void *elt_get_function_data(const elt_info *info);
 
 /* ------------------------------------------------------------------------ */
+/* Rendering values                                                          */
+
+#define ELT_FORMAT_JSON 0x1u    /* valid JSON: numbers, strings, arrays, objects */
+
+/* Renders the value of type `t` at `data` (t->size bytes, as
+ * elt_get_enter_info / elt_get_return_info give it) into buf, always
+ * NUL-terminated when size > 0; returns the length the whole text needs
+ * (like snprintf), so a result >= size means it was truncated.  Integers in
+ * decimal (char as a number), bool true/false, pointers in hex, floats
+ * round-trippable, complex as a pair, struct {..} and union {index: ..}
+ * (JSON: objects keyed by member index), arrays and vectors [..].  No
+ * allocation, no stdio stream: safe in segment callbacks. */
+ELT_API size_t elt_format_value(const elt_type *t, const void *data, unsigned flags,
+				char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
 /* Logical invocations                                                       */
 
 /* The segments of one logical call (its initial call, suspensions,

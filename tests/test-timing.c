@@ -1,0 +1,377 @@
+/*
+ * The timing plugin, loaded as a module: a scripted invocation that hops
+ * between two threads (A -> B -> B -> A: 4 segments, 2 hops), many
+ * invocations on several threads (3 segments each, no hop), one that
+ * never resumes, one left open by an unwind, one still running at exit;
+ * then the invariants in its JSON report (active <= wall,
+ * suspended = wall - active, segments = resumes + 1, the hop counts), the
+ * CSV and table forms, and the Chrome trace (tests/check-trace.py: async
+ * pairs, flows with both ends, slices nested per thread, and per
+ * invocation its slices within its wall time).  Segments come from the
+ * producer API (portable).
+ */
+#include "tap.h"
+#include "plugin-output.h"
+
+#include <asyncelt.h>
+#include <asyncelt/plugin.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <unistd.h>
+#if !defined(_WIN32)
+# include <sys/wait.h>
+#endif
+
+#define THREADS 4
+#define INVOCATIONS 50          /* per thread */
+#define ALL (THREADS * INVOCATIONS)
+
+static const elt_function_id HOP = 0x100, WORK = 0x200, NEVER = 0x300, OUTER = 0x400,
+	INNER = 0x500, RUNNING = 0x600;
+
+/* --- a thread that runs the steps it is given, one at a time ------------ */
+
+struct worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	void (*step)(void);
+	bool quit;
+};
+
+static void *worker_loop(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->quit) {
+		if (!w->step) {
+			pthread_cond_wait(&w->cond, &w->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&w->lock);
+		w->step();
+		pthread_mutex_lock(&w->lock);
+		w->step = NULL;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Runs step on the worker's thread and waits for it. */
+static void run_on(struct worker *w, void (*step)(void))
+{
+	pthread_mutex_lock(&w->lock);
+	w->step = step;
+	pthread_cond_broadcast(&w->cond);
+	while (w->step)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void worker_start(struct worker *w)
+{
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	w->step = NULL;
+	w->quit = false;
+	if (pthread_create(&w->thread, NULL, worker_loop, w))
+		tap_bail("pthread_create failed");
+}
+
+static void worker_stop(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->quit = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+}
+
+/* --- the scenario -------------------------------------------------------- */
+
+#define K1 ((void *)(uintptr_t)0x1000)
+#define K2 ((void *)(uintptr_t)0x1010)
+#define K3 ((void *)(uintptr_t)0x1020)
+
+static void hop_call(void)              /* on A */
+{
+	elt_emit_enter(HOP, NULL, NULL);
+	elt_emit_leave(HOP, NULL, K1);
+}
+
+static void hop_to_b(void)              /* on B: a hop */
+{
+	elt_emit_enter(HOP, NULL, K1);
+	elt_emit_leave(HOP, NULL, K2);
+}
+
+static void hop_stay_b(void)            /* on B again: no hop */
+{
+	elt_emit_enter(HOP, NULL, K2);
+	elt_emit_leave(HOP, NULL, K3);
+}
+
+static void hop_back_to_a(void)         /* on A: a hop, the final return */
+{
+	int64_t result = 7;
+
+	elt_emit_enter(HOP, NULL, K3);
+	elt_emit_leave(HOP, &result, NULL);
+}
+
+/* Each invocation suspends twice and resumes on its own thread. */
+static void *work(void *arg)
+{
+	uintptr_t base = ((uintptr_t)arg + 1) << 20;
+	int32_t n = 3;
+	void *args[] = { &n };
+	int64_t result = 1;
+	int i;
+
+	for (i = 0; i < INVOCATIONS; i++) {
+		void *k1 = (void *)(base + (uintptr_t)i * 32), *k2 = (void *)((uintptr_t)k1 + 16);
+
+		elt_emit_enter(WORK, args, NULL);
+		elt_emit_leave(WORK, NULL, k1);
+		elt_emit_enter(WORK, NULL, k1);
+		elt_emit_leave(WORK, NULL, k2);
+		elt_emit_enter(WORK, NULL, k2);
+		elt_emit_leave(WORK, &result, NULL);
+	}
+	return NULL;
+}
+
+/* An unwind: Outer's Leave comes while Inner (called by it) never left;
+ * then another call on the same thread.  Inner stays open. */
+static void *unwind(void *arg)
+{
+	(void)arg;
+	elt_emit_enter(OUTER, NULL, NULL);
+	elt_emit_enter(INNER, NULL, NULL);
+	elt_emit_leave(OUTER, NULL, NULL);
+	elt_emit_enter(OUTER, NULL, NULL);
+	elt_emit_leave(OUTER, NULL, NULL);
+	return NULL;
+}
+
+static void scenario(bool everything)
+{
+	struct worker a, b;
+	pthread_t threads[THREADS];
+	int t;
+
+	worker_start(&a);
+	worker_start(&b);
+	run_on(&a, hop_call);
+	run_on(&b, hop_to_b);
+	run_on(&b, hop_stay_b);
+	run_on(&a, hop_back_to_a);
+	worker_stop(&a);
+	worker_stop(&b);
+	if (!everything)
+		return;
+	for (t = 0; t < THREADS; t++)
+		if (pthread_create(&threads[t], NULL, work, (void *)(uintptr_t)t))
+			tap_bail("pthread_create failed");
+	for (t = 0; t < THREADS; t++)
+		pthread_join(threads[t], NULL);
+	elt_emit_enter(NEVER, NULL, NULL);
+	elt_emit_leave(NEVER, NULL, (void *)(uintptr_t)0x9990);        /* never resumed */
+	if (pthread_create(&threads[0], NULL, unwind, NULL))
+		tap_bail("pthread_create failed");
+	pthread_join(threads[0], NULL);
+	elt_emit_enter(RUNNING, NULL, NULL);    /* still running at shutdown */
+}
+
+static void setup(void)
+{
+	if (elt_register_function(HOP, "Hop", "l(K)", ELT_FUNCTION_ASYNC) ||
+	    elt_register_function(WORK, "Work", "l(K i)", ELT_FUNCTION_ASYNC) ||
+	    elt_register_function(NEVER, "Never", "v(K)", ELT_FUNCTION_ASYNC) ||
+	    elt_register_function(OUTER, "Outer", "v()", 0) ||
+	    elt_register_function(INNER, "Inner", "v()", 0) ||
+	    elt_register_function(RUNNING, "Running", "v()", 0))
+		tap_bail("register: %s", elt_last_error());
+}
+
+/* --- reading the JSON report --------------------------------------------- */
+
+struct measure {
+	unsigned long long count;
+	double mean, p50, p90, p99, max;
+};
+
+/* One measure of one function, from the report timing's format=json writes. */
+static bool measure_of(const char *report, const char *function, const char *name,
+		       struct measure *m)
+{
+	char needle[128];
+	const char *at;
+
+	snprintf(needle, sizeof(needle), "{\"function\": \"%s\",", function);
+	at = strstr(report, needle);
+	snprintf(needle, sizeof(needle), "\"%s\": {\"count\": ", name);
+	at = at ? strstr(at, needle) : NULL;
+	return at && sscanf(at + strlen(needle),
+			    "%llu, \"mean\": %lf, \"p50\": %lf, \"p90\": %lf, \"p99\": %lf, "
+			    "\"max\": %lf", &m->count, &m->mean, &m->p50, &m->p90, &m->p99,
+			    &m->max) == 6;
+}
+
+/* The invariants every function's numbers keep. */
+static void check_invariants(const char *report, const char *function)
+{
+	struct measure wall, active, suspended;
+	bool found = measure_of(report, function, "wall_us", &wall) &&
+		     measure_of(report, function, "active_us", &active) &&
+		     measure_of(report, function, "suspended_us", &suspended);
+
+	ok(found && active.mean <= wall.mean && active.max <= wall.max,
+	   "%s: active <= wall (means %.3f <= %.3f us)", function, active.mean, wall.mean);
+	/* each mean is rounded to the nanosecond: three roundings */
+	ok(found && suspended.mean - (wall.mean - active.mean) < 0.0016 &&
+	   (wall.mean - active.mean) - suspended.mean < 0.0016,
+	   "%s: suspended = wall - active (%.3f = %.3f - %.3f)", function, suspended.mean,
+	   wall.mean, active.mean);
+}
+
+/* A measure whose every value is `want` (mean and max equal it). */
+static void is_all(const char *report, const char *function, const char *name,
+		   unsigned long long count, double want)
+{
+	struct measure m = { 0, 0, 0, 0, 0, 0 };
+
+	measure_of(report, function, name, &m);
+	ok(m.count == count && m.mean == want && m.max == want && m.p50 == want,
+	   "%s: %s is %g in all %llu (got %llu, mean %g, max %g)", function, name, want,
+	   count, m.count, m.mean, m.max);
+}
+
+/* --- the other report forms, each in a fork child of its own ------------- */
+
+#if !defined(_WIN32)
+static void run_child_form(const char *prefix, const char *form, char *path, size_t size)
+{
+	char spec[512];
+	pid_t pid;
+	int status = -1;
+
+	snprintf(path, size, "%s.%s", prefix, form);
+	snprintf(spec, sizeof(spec), "timing:format=%s,output=%s", form, path);
+	pid = fork();
+	if (pid == 0) {
+		setup();
+		if (elt_plugin_load(spec) != ELT_OK)
+			_exit(2);
+		scenario(false);
+		_exit(elt_shutdown() == ELT_OK ? 0 : 1);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "format=%s: a run exits cleanly", form);
+}
+#endif
+
+/* CSV and the table, each from a run in a fork child of its own. */
+static void check_other_forms(const char *prefix)
+{
+#if !defined(_WIN32)
+	char path[300];
+	char *report;
+
+	run_child_form(prefix, "csv", path, sizeof(path));
+	report = slurp(path);
+	ok(strstr(report, "function,calls,segments,measure,count,mean,p50,p90,p99,max\n") &&
+	   strstr(report, "\"Hop\",1,4,hops,1,2.000,2.000,2.000,2.000,2.000\n"),
+	   "CSV: a header, and Hop's 2 hops");
+	free(report);
+	check_with_python("--csv", path, "the CSV parses, every row as wide as the header");
+	unlink(path);
+	run_child_form(prefix, "table", path, sizeof(path));
+	report = slurp(path);
+	ok(strstr(report, "asyncelt timing report") && strstr(report, "\nHop ") &&
+	   strstr(report, "  total: 0\n"), "table: a title, Hop's row, no incomplete invocation");
+	free(report);
+	unlink(path);
+#else
+	(void)prefix;
+	tap_skip(5, "no fork on Windows: one form per process");
+#endif
+}
+
+int main(void)
+{
+	static char env[1100];          /* putenv keeps it */
+	const char *prefix = test_prefix("timing");
+	char spec[1024], report_path[300], trace_path[300], bad[300];
+	char *report, *trace;
+
+	tap_plan(31);
+
+	check_other_forms(prefix);
+
+	setup();
+	snprintf(bad, sizeof(bad), "%s.no-such-dir/trace.json", prefix);
+	snprintf(spec, sizeof(spec), "timing:trace=%s", bad);
+	is_int(elt_plugin_load(spec), ELT_E_IO, "an unwritable trace is refused");
+	ok(strstr(elt_last_error(), bad) != NULL, "the error names it: %s", elt_last_error());
+	is_int(elt_plugin_load("timing:format=xml"), ELT_E_BAD_OPTION, "format=xml is refused");
+	is_int(elt_plugin_load("timing:bins=4"), ELT_E_BAD_OPTION, "an unknown option is refused");
+
+	snprintf(report_path, sizeof(report_path), "%s.json", prefix);
+	snprintf(trace_path, sizeof(trace_path), "%s-trace.json", prefix);
+	/* as a profiler's user would: through $ASYNCELT_PLUGINS and elt_init */
+	snprintf(env, sizeof(env), "ASYNCELT_PLUGINS=timing:format=json,output=%s,trace=%s",
+		 report_path, trace_path);
+	putenv(env);
+	is_int(elt_init(), ELT_OK, "timing loads from $ASYNCELT_PLUGINS: %s", elt_last_error());
+	scenario(true);
+	is_int(elt_shutdown(), ELT_OK, "shutdown writes the report and the trace");
+
+	report = slurp(report_path);
+	check_with_python("--json", report_path, "the JSON report parses");
+	ok(strstr(report, "{\"function\": \"Hop\", \"calls\": 1, \"segments\": 4,") != NULL,
+	   "Hop: 1 call, 4 segments");
+	is_all(report, "Hop", "hops", 1, 2);
+	is_all(report, "Hop", "segments", 1, 4);
+	{
+		struct measure latency = { 0, 0, 0, 0, 0, 0 };
+
+		bool found = measure_of(report, "Hop", "latency_us", &latency);
+
+		ok(found && latency.count == 3, "Hop: 3 suspend-to-resume latencies (got %llu)",
+		   latency.count);
+		measure_of(report, "Work", "latency_us", &latency);
+		ok(latency.count == 2 * ALL, "Work: %d latencies, 2 per invocation (got %llu)",
+		   2 * ALL, latency.count);
+	}
+	ok(strstr(report, "{\"function\": \"Work\", \"calls\": 200, \"segments\": 600,") != NULL,
+	   "Work: %d calls, %d segments", ALL, 3 * ALL);
+	is_all(report, "Work", "segments", ALL, 3);      /* = 2 resumes + 1 */
+	is_all(report, "Work", "hops", ALL, 0);
+	check_invariants(report, "Hop");
+	check_invariants(report, "Work");
+	ok(strstr(report, "\"incomplete\": 3}") != NULL,
+	   "3 invocations never completed: Never (suspended), Inner (unwound), Running");
+	free(report);
+
+	trace = slurp(trace_path);
+	is_int(count_of(trace, "\"ph\":\"b\""), ALL + 6, "the trace: an async begin per invocation");
+	is_int(count_lines_with(trace, "\"ph\":\"e\"", "\"incomplete\":true"), 3,
+	       "3 of them end at exit, marked incomplete");
+	is_int(count_of(trace, "\"flow_out\":true"), 3 + 2 * ALL + 1,
+	       "a flow out of every suspension");
+	is_int(count_of(trace, "\"flow_in\":true"), 3 + 2 * ALL + 1,
+	       "a flow into every resume, and one for the suspension never resumed");
+	ok(count_of(trace, "\"name\":\"thread_name\"") >= 3 + THREADS,
+	   "every thread is named");
+	free(trace);
+	check_with_python("--trace", trace_path, "the trace: pairs, flows, nesting, invocations");
+	unlink(report_path);
+	unlink(trace_path);
+	return tap_done();
+}
