@@ -137,7 +137,7 @@ static int classify_leaf(const elt_type *leaf, uint32_t offset, void *arg)
 {
 	struct classification *c = arg;
 	enum eightbyte_class first, rest;
-	uint32_t natural = leaf->size, i;
+	uint32_t i;
 
 	switch (leaf->kind) {
 	case ELT_TYPE_FLOAT:
@@ -152,9 +152,11 @@ static int classify_leaf(const elt_type *leaf, uint32_t offset, void *arg)
 			c->memory = 1;
 			return 0;
 		}
-		/* alone it is in one xmm register; inside a struct or union,
-		 * GCC passes its low half only, so the value is not there */
-		if (leaf->count == 1 && leaf->size == 16 && leaf != c->top && c->top->size <= 16) {
+		/* A vector of one __int128 alone is in one xmm register;
+		 * inside a struct or union small enough for registers, GCC
+		 * passes its low half only, so the value is not there. */
+		if (leaf->count == 1 && leaf->size == 16 && leaf != c->top &&
+		    c->top->size <= 16) {
 			c->undecodable = vector_int128_member_why;
 			return 0;
 		}
@@ -169,7 +171,8 @@ static int classify_leaf(const elt_type *leaf, uint32_t offset, void *arg)
 		first = rest = INTEGER;
 		break;
 	}
-	if (natural && offset % natural) {
+	/* every leaf here is naturally aligned to its size */
+	if (leaf->size && offset % leaf->size) {
 		c->memory = 1;
 		return 0;
 	}
