@@ -4,7 +4,8 @@
 set -e
 cd "$(dirname "$0")"
 need=""
-for tool in cc:gcc make:make autoreconf:autoconf automake:automake libtoolize:libtool pkg-config:pkg-config; do
+for tool in cc:gcc make:make autoreconf:autoconf automake:automake libtoolize:libtool pkg-config:pkg-config \
+	python3:python3; do
 	command -v "${tool%%:*}" >/dev/null 2>&1 || need="$need ${tool#*:}"
 done
 if [ -n "$need" ]; then

@@ -8,7 +8,10 @@
 #include "frame.h"
 #include "cpu.h"
 
+#include "aggregate.h"
+
 #include <stddef.h>
+#include <string.h>
 
 #define CHECK(field, offset) \
 	_Static_assert(offsetof(struct elt_x86_64_frame, field) == (offset), \
@@ -66,12 +69,157 @@ uintptr_t elt_arch_return_address(const struct elt_info *info)
 
 /* --- classification ------------------------------------------------------ */
 
+/*
+ * The AMD64 psABI (3.2.3) classifies a value by eightbytes: each 8-byte
+ * chunk gets the class that decides which register file carries it.
+ * Scalars and aggregates go through the same rules: a scalar is an
+ * aggregate of one leaf.
+ */
+enum eightbyte_class {
+	NO_CLASS,       /* padding only, or nothing yet */
+	INTEGER,        /* next of rdi rsi rdx rcx r8 r9; rax, rdx */
+	SSE,            /* the low 8 bytes of the next xmm */
+	SSEUP,          /* the next 8 bytes of the same xmm */
+	X87,            /* a long double: memory, st0 when returned */
+	X87UP,
+	COMPLEX_X87,    /* a complex long double: memory, st0/st1 returned */
+	MEMORY,
+};
+
+/* Values over eight eightbytes are MEMORY without looking inside. */
+#define MAX_EIGHTBYTES 8
+
+struct classification {
+	enum eightbyte_class eb[MAX_EIGHTBYTES];
+	uint32_t count;         /* eightbytes of the value */
+	int memory;             /* the whole value is MEMORY */
+	const char *undecodable;        /* why it cannot be decoded, or NULL */
+	const elt_type *top;            /* the value being classified */
+};
+
+static const char wide_vector_why[] =
+	"a vector of more than 16 bytes (or a struct of one) is in ymm/zmm "
+	"registers when the caller is built with AVX and in memory otherwise: "
+	"not decoded on x86_64-sysv";
+static const char vector_int128_member_why[] =
+	"an aggregate holding a vector of one __int128 is passed by GCC with "
+	"its upper 8 bytes missing: not decoded on x86_64-sysv";
+
 static const uint32_t gpr_offset[6] = {
 	ELT_X86_64_RDI, ELT_X86_64_RSI, ELT_X86_64_RDX,
 	ELT_X86_64_RCX, ELT_X86_64_R8, ELT_X86_64_R9,
 };
 
 #define VEC_OFFSET(n) (ELT_X86_64_VEC + (n) * ELT_X86_64_VEC_SLOT)
+
+/* The merge rules of the psABI, for two classes of one eightbyte. */
+static enum eightbyte_class merge(enum eightbyte_class a, enum eightbyte_class b)
+{
+	if (a == b)
+		return a;
+	if (a == NO_CLASS)
+		return b;
+	if (b == NO_CLASS)
+		return a;
+	if (a == MEMORY || b == MEMORY)
+		return MEMORY;
+	if (a == INTEGER || b == INTEGER)
+		return INTEGER;
+	if (a == X87 || a == X87UP || a == COMPLEX_X87 ||
+	    b == X87 || b == X87UP || b == COMPLEX_X87)
+		return MEMORY;
+	return SSE;
+}
+
+/* Adds one leaf's eightbytes.  A leaf off its natural alignment (in a
+ * packed struct) makes the whole value MEMORY, as in GCC. */
+static int classify_leaf(const elt_type *leaf, uint32_t offset, void *arg)
+{
+	struct classification *c = arg;
+	enum eightbyte_class first, rest;
+	uint32_t i;
+
+	switch (leaf->kind) {
+	case ELT_TYPE_FLOAT:
+	case ELT_TYPE_DOUBLE:
+		first = rest = SSE;
+		break;
+	case ELT_TYPE_VECTOR:
+		/* GCC has no machine mode for a vector of one double here,
+		 * so such a vector (and whatever holds it) is passed and
+		 * returned in memory, unlike every other 8-byte vector. */
+		if (leaf->count == 1 && leaf->element->kind == ELT_TYPE_DOUBLE) {
+			c->memory = 1;
+			return 0;
+		}
+		/* A vector of one __int128 alone is in one xmm register;
+		 * inside a struct or union small enough for registers, GCC
+		 * passes its low half only, so the value is not there. */
+		if (leaf->count == 1 && leaf->size == 16 && leaf != c->top &&
+		    c->top->size <= 16) {
+			c->undecodable = vector_int128_member_why;
+			return 0;
+		}
+		first = SSE;
+		rest = SSEUP;
+		break;
+	case ELT_TYPE_LONGDOUBLE:
+		first = X87;
+		rest = X87UP;
+		break;
+	default:                /* bool, char, integers, __int128, pointers */
+		first = rest = INTEGER;
+		break;
+	}
+	/* every leaf here is naturally aligned to its size */
+	if (leaf->size && offset % leaf->size) {
+		c->memory = 1;
+		return 0;
+	}
+	for (i = offset / 8; i * 8 < offset + leaf->size; i++)
+		c->eb[i] = merge(c->eb[i], i == offset / 8 ? first : rest);
+	return 1;
+}
+
+/* Classifies `t`: c->memory, or c->eb[0 .. c->count) with the psABI's
+ * post-merger cleanup done. */
+static void classify(const elt_type *t, struct classification *c)
+{
+	uint32_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->top = t;
+	c->count = (t->size + 7) / 8;
+	if (c->count > MAX_EIGHTBYTES) {
+		c->memory = 1;
+		return;
+	}
+	if (t->kind == ELT_TYPE_COMPLEX && t->element->kind == ELT_TYPE_LONGDOUBLE) {
+		c->eb[0] = COMPLEX_X87;
+		return;
+	}
+	if (!elt_aggregate_walk(t, 0, classify_leaf, c))
+		return;
+	for (i = 0; i < c->count; i++) {
+		if (c->eb[i] == MEMORY ||
+		    (c->eb[i] == X87UP && (i == 0 || c->eb[i - 1] != X87)))
+			c->memory = 1;
+	}
+	if (c->count > 2) {
+		/* only a vector (alone, or wrapped) may be wider than 16 bytes */
+		int one_vector = c->eb[0] == SSE;
+
+		for (i = 1; i < c->count; i++)
+			one_vector &= c->eb[i] == SSEUP;
+		if (one_vector)
+			c->undecodable = wide_vector_why;
+		else
+			c->memory = 1;
+	}
+	for (i = 0; i < c->count; i++)
+		if (c->eb[i] == SSEUP && (i == 0 || (c->eb[i - 1] != SSE && c->eb[i - 1] != SSEUP)))
+			c->eb[i] = SSE;
+}
 
 struct cursor {
 	unsigned gpr, sse;
@@ -83,10 +231,63 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-static int is_integer_class(const elt_type *t)
+/* The pieces of one value, merged where one continues the previous (the
+ * two halves of an xmm register), so that a vector is read in place. */
+struct pieces {
+	struct elt_piece p[MAX_EIGHTBYTES];
+	unsigned n;
+};
+
+static void add_piece(struct pieces *ps, enum elt_source source, uint32_t offset,
+		      uint32_t length, uint32_t dest)
 {
-	return (t->kind >= ELT_TYPE_BOOL && t->kind <= ELT_TYPE_UINT64) ||
-	       t->kind == ELT_TYPE_POINTER;
+	struct elt_piece *last = ps->n ? &ps->p[ps->n - 1] : NULL;
+
+	if (last && last->source == source && last->offset + last->length == offset &&
+	    last->dest + last->length == dest) {
+		last->length += length;
+		return;
+	}
+	ps->p[ps->n++] = (struct elt_piece){ .source = (uint8_t)source, .offset = offset,
+					     .length = length, .dest = dest };
+}
+
+static void emit(struct elt_plan_builder *b, const struct pieces *ps)
+{
+	unsigned i;
+
+	for (i = 0; i < ps->n; i++)
+		elt_plan_piece(b, ps->p[i].source, ps->p[i].offset, ps->p[i].length,
+			       ps->p[i].dest);
+}
+
+/* The registers of a value classified INTEGER/SSE/SSEUP, eightbyte by
+ * eightbyte: `gprs` and `xmms` list the registers in turn. */
+static void in_registers(struct pieces *ps, const struct classification *c, uint32_t size,
+			 const uint32_t *gprs, unsigned *gpr, unsigned *xmm)
+{
+	uint32_t i, length, xmm_start = 0;
+	unsigned last_xmm = 0;
+
+	for (i = 0; i < c->count; i++) {
+		length = size - 8 * i < 8 ? size - 8 * i : 8;
+		switch (c->eb[i]) {
+		case INTEGER:
+			add_piece(ps, ELT_SRC_FRAME, gprs[(*gpr)++], length, 8 * i);
+			break;
+		case SSE:
+			last_xmm = (*xmm)++;
+			xmm_start = i;
+			add_piece(ps, ELT_SRC_FRAME, VEC_OFFSET(last_xmm), length, 8 * i);
+			break;
+		case SSEUP:
+			add_piece(ps, ELT_SRC_FRAME, VEC_OFFSET(last_xmm) + 8 * (i - xmm_start),
+				  length, 8 * i);
+			break;
+		default:        /* NO_CLASS: padding, in no register */
+			break;
+		}
+	}
 }
 
 static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size,
@@ -97,101 +298,71 @@ static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size
 	c->stack += align_up(size, 8);
 }
 
-/* Places one argument; returns 0 when its type is not decoded here, since
- * every later argument's place then depends on it. */
+/* Places one argument: in registers when all of its eightbytes find one,
+ * else wholly on the stack. */
 static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
 	struct cursor *c = cursor;
+	struct classification cls;
+	struct pieces ps = { .n = 0 };
+	unsigned ngpr = 0, nsse = 0, i;
 
 	(void)variadic;         /* placed like fixed arguments */
-	(void)why;
-	if (is_integer_class(t)) {
-		if (c->gpr < 6)
-			elt_plan_piece(b, ELT_SRC_FRAME, gpr_offset[c->gpr++], t->size, 0);
-		else
-			on_stack(b, c, t->size, 8);
-		return 1;
-	}
-	switch (t->kind) {
-	case ELT_TYPE_SINT128:
-	case ELT_TYPE_UINT128:
-		/* Both halves in registers, or all of it on the stack. */
-		if (c->gpr + 2 <= 6) {
-			elt_plan_piece(b, ELT_SRC_FRAME, gpr_offset[c->gpr++], 8, 0);
-			elt_plan_piece(b, ELT_SRC_FRAME, gpr_offset[c->gpr++], 8, 8);
-		} else {
-			on_stack(b, c, 16, 16);
-		}
-		return 1;
-	case ELT_TYPE_FLOAT:
-	case ELT_TYPE_DOUBLE:
-		if (c->sse < 8)
-			elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(c->sse++), t->size, 0);
-		else
-			on_stack(b, c, t->size, 8);
-		return 1;
-	case ELT_TYPE_LONGDOUBLE:
-		on_stack(b, c, t->size, 16);    /* class X87: memory */
-		return 1;
-	case ELT_TYPE_COMPLEX:
-		if (t->element->kind == ELT_TYPE_LONGDOUBLE) {
-			on_stack(b, c, t->size, 16);
-		} else if (t->size <= 8) {      /* both floats in one eightbyte */
-			if (c->sse < 8)
-				elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(c->sse++), 8, 0);
-			else
-				on_stack(b, c, 8, 8);
-		} else if (c->sse + 2 <= 8) {   /* one SSE eightbyte each */
-			elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(c->sse++), 8, 0);
-			elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(c->sse++), 8, 8);
-		} else {
-			on_stack(b, c, 16, 8);
-		}
-		return 1;
-	default:
+	classify(t, &cls);
+	if (cls.undecodable) {
+		*why = cls.undecodable;
 		return 0;
 	}
+	for (i = 0; !cls.memory && i < cls.count; i++) {
+		if (cls.eb[i] == INTEGER)
+			ngpr++;
+		else if (cls.eb[i] == SSE)
+			nsse++;
+		else if (cls.eb[i] != SSEUP && cls.eb[i] != NO_CLASS)
+			cls.memory = 1; /* X87, X87UP, COMPLEX_X87: passed in memory */
+	}
+	if (cls.memory || c->gpr + ngpr > 6 || c->sse + nsse > 8) {
+		if (t->size)
+			on_stack(b, c, t->size, t->align);
+		return 1;
+	}
+	in_registers(&ps, &cls, t->size, gpr_offset, &c->gpr, &c->sse);
+	emit(b, &ps);
+	return 1;
 }
 
 static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
 			const char **why)
 {
-	(void)why;
-	(void)cursor;
-	if (is_integer_class(t)) {
-		elt_plan_piece(b, ELT_SRC_FRAME, ELT_X86_64_RAX, t->size, 0);
+	static const uint32_t return_gprs[2] = { ELT_X86_64_RAX, ELT_X86_64_RDX };
+	struct cursor *c = cursor;
+	struct classification cls;
+	struct pieces ps = { .n = 0 };
+	unsigned gpr = 0, xmm = 0;
+
+	if (t->kind == ELT_TYPE_VOID || t->size == 0)
 		return 1;
-	}
-	switch (t->kind) {
-	case ELT_TYPE_VOID:
-		return 1;
-	case ELT_TYPE_SINT128:
-	case ELT_TYPE_UINT128:
-		elt_plan_piece(b, ELT_SRC_FRAME, ELT_X86_64_RAX, 8, 0);
-		elt_plan_piece(b, ELT_SRC_FRAME, ELT_X86_64_RDX, 8, 8);
-		return 1;
-	case ELT_TYPE_FLOAT:
-	case ELT_TYPE_DOUBLE:
-		elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(0), t->size, 0);
-		return 1;
-	case ELT_TYPE_LONGDOUBLE:
-		elt_plan_piece(b, ELT_SRC_FRAME, ELT_X86_64_X87, t->size, 0);
-		return 1;
-	case ELT_TYPE_COMPLEX:
-		if (t->element->kind == ELT_TYPE_LONGDOUBLE) {
-			/* st0 real, st1 imaginary: adjacent slots, read in place */
-			elt_plan_piece(b, ELT_SRC_FRAME, ELT_X86_64_X87, t->size, 0);
-		} else if (t->size <= 8) {
-			elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(0), 8, 0);
-		} else {
-			elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(0), 8, 0);
-			elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(1), 8, 8);
-		}
-		return 1;
-	default:
+	classify(t, &cls);
+	if (cls.undecodable) {
+		*why = cls.undecodable;
 		return 0;
 	}
+	if (cls.memory) {
+		/* The caller's buffer: its address came in %rdi, taking the
+		 * first integer register, and goes back in %rax. */
+		c->gpr = 1;
+		elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_X86_64_RAX, t->size, 0);
+		return 1;
+	}
+	if (cls.eb[0] == X87 || cls.eb[0] == COMPLEX_X87) {
+		/* st0 (and st1), saved in adjacent 16-byte slots */
+		elt_plan_piece(b, ELT_SRC_FRAME, ELT_X86_64_X87, t->size, 0);
+		return 1;
+	}
+	in_registers(&ps, &cls, t->size, return_gprs, &gpr, &xmm);
+	emit(b, &ps);
+	return 1;
 }
 
 static void begin(void *cursor, const elt_signature *sig)

@@ -2,7 +2,9 @@
 # Builds libasyncelt for each ABI and runs its whole `make check` there:
 # natively for x86-64 SysV, under qemu-user for the Linux cross targets,
 # under wine for Win64.  Prints one table row per ABI and exits 1 if any
-# ABI failed.  Installs missing cross toolchains when run as root.
+# ABI failed.  The decoding corpus's counts (tests/test-corpus.c) are the
+# last columns: signatures, arguments and return values checked, and the
+# signatures that some getter said it cannot decode on that ABI.  Installs missing cross toolchains when run as root.
 #
 #   tests/cross/run-matrix.sh [ABI ...]      default: every ABI below
 #   MATRIX_DIR=dir    where the builds go (default: _matrix in the source)
@@ -92,15 +94,22 @@ for abi in "${wanted[@]}"; do
 	log="$build/test-suite.log"
 	pass=$(count PASS "$log") fail=$(( $(count FAIL "$log") + $(count ERROR "$log") ))
 	skip=$(count SKIP "$log")
+	# "# corpus: ABI: S signatures, A arguments and R return values checked, U unsupported"
+	corpus=$(sed -n 's/^# corpus: [^:]*: \([0-9]*\) signatures, \([0-9]*\) arguments and \([0-9]*\) return values checked, \([0-9]*\) unsupported.*/\1 \2 \3 \4/p' \
+		"$build/tests/test-corpus.log" 2>/dev/null | head -n 1)
+	read -r c_sigs c_args c_rets c_unsup <<<"${corpus:-- - - -}"
 	abi_name=$(grep -ho 'ABI: [a-z0-9_-]*' "$build"/tests/test-segments.log 2>/dev/null | head -n 1)
 	if [ "$status" = ok ] && [ -z "$abi_name" ]; then
 		note="no helpers for this ABI yet: only the portable API is built and tested"
 	fi
 	[ "$status" = ok ] && [ "$fail" = 0 ] || { status=FAIL; failed_abis=$((failed_abis + 1)); }
-	rows+=("$(printf '| %-13s | %6s | %6s | %7s | %-4s | %s' "$abi" "$pass" "$fail" "$skip" "$status" "${note:-${abi_name#ABI: }}")")
+	rows+=("$(printf '| %-13s | %6s | %6s | %7s | %-4s | %10s | %9s | %7s | %11s | %s' \
+		"$abi" "$pass" "$fail" "$skip" "$status" "$c_sigs" "$c_args" "$c_rets" "$c_unsup" \
+		"${note:-${abi_name#ABI: }}")")
 done
 
-printf '| %-13s | %6s | %6s | %7s | %-4s | %s\n' ABI passed failed skipped     result note
-printf '|%s|\n' "---------------|--------|--------|---------|------|------"
+printf '| %-13s | %6s | %6s | %7s | %-4s | %10s | %9s | %7s | %11s | %s\n' ABI passed failed skipped \
+	result signatures arguments returns unsupported note
+printf '|%s|\n' "---------------|--------|--------|---------|------|------------|-----------|---------|-------------|------"
 printf '%s\n' "${rows[@]}"
 [ "$failed_abis" = 0 ]

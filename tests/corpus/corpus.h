@@ -1,0 +1,35 @@
+/*
+ * The decoding corpus: cases written by gen-corpus.py (corpus-N.c), run
+ * and checked by tests/test-corpus.c.
+ */
+#ifndef ELT_TESTS_CORPUS_H
+#define ELT_TESTS_CORPUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "probes.h"
+
+/* One signature and the values its case passes. */
+struct corpus_case {
+	unsigned number;                /* from 1, as gen-corpus.py numbered it */
+	const char *signature;
+	int async;                      /* has a K (passed as NULL: a call) */
+	unsigned nargs;                 /* reported arguments: K excluded */
+	const void *const *args;        /* the values passed, in that order */
+	const void *ret;                /* the value returned; NULL for void */
+	void (*run)(void);              /* Enter, then Leave, then the check */
+};
+
+/* The parts, each ended by an entry with a NULL signature. */
+#define CORPUS_PARTS 6
+extern const struct corpus_case corpus_cases_1[], corpus_cases_2[],
+	corpus_cases_3[], corpus_cases_4[], corpus_cases_5[], corpus_cases_6[];
+extern const unsigned long corpus_seed;
+
+/* Called by a case with the value its caller finally received from
+ * probe_leave: it must be the target's, untouched by the helper. */
+void corpus_received(const void *value);
+
+#endif
