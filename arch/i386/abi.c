@@ -97,10 +97,25 @@ uintptr_t elt_arch_return_address(const struct elt_info *info)
 
 /* --- classification ------------------------------------------------------ */
 
-/* Every argument is on the stack, in order, each in a slot of a multiple
- * of 4 bytes aligned to 4: int64, double, long double (12 bytes) and the
- * complex types included.  Narrow integers sit in the low bytes of their
- * slot (little-endian), so a value's address is its slot's. */
+/*
+ * Checked against i686-linux-gnu-gcc -O2 -S, with and without -mmmx,
+ * -msse2 and -mavx512f.  Every argument is on the stack, in order, in a
+ * slot of a multiple of 4 bytes: aggregates, int64, double, long double
+ * (12 bytes) and the complex types included; an empty struct or union
+ * takes no slot.  A slot is 4-aligned, or as aligned as its type when
+ * that is 16 or more (a vector of 16 bytes or more, or an aggregate
+ * holding one).  Narrow integers sit in the low bytes of their slot
+ * (little-endian), so a value's address is its slot's.
+ *
+ * Vectors are where the ISA the code is built for matters: with SSE
+ * (AVX, AVX-512) the first three vectors of 16 (32, 64) bytes that a
+ * non-variadic function takes are in xmm0-2 (ymm, zmm) and such a result
+ * is in xmm0; without, they are on the stack and the result in memory.
+ * The classifier follows the ISA this library is built for (the compiler's
+ * __SSE__, __AVX__, __AVX512F__), as the layouts follow its sizes: build
+ * it with the -m options of the code it profiles.  With MMX, vectors of 8
+ * bytes go in mm0-2, x87 registers the helpers do not save as such.
+ */
 static uint32_t align4(uint32_t v)
 {
 	return (v + 3) & ~3u;
@@ -112,40 +127,106 @@ static int is_integer_class(const elt_type *t)
 	       t->kind == ELT_TYPE_POINTER;
 }
 
-/* Places one argument at `*stack` (bytes above the caller SP); returns 0
- * when its type is not decoded here, since every later argument's place
- * then depends on it. */
-/* The cursor: the next free byte above the caller SP. */
+/* A vector this build passes and returns in an xmm, ymm or zmm register. */
+static int vector_in_register(const elt_type *t)
+{
+	if (t->kind != ELT_TYPE_VECTOR)
+		return 0;
+	switch (t->size) {
+#ifdef __SSE__
+	case 16:
+		return 1;
+#endif
+#ifdef __AVX__
+	case 32:
+		return 1;
+#endif
+#ifdef __AVX512F__
+	case 64:
+		return 1;
+#endif
+	default:
+		return 0;
+	}
+}
+
+#ifdef __MMX__
+static const char mmx_vector_why[] =
+	"this build has MMX: 8-byte vectors are then passed and returned in "
+	"%mm registers, which the i386 helpers do not save as such";
+#endif
+
+/* 1 when `t` is an 8-byte vector in %mm registers in this build. */
+static int vector_in_mmx(const elt_type *t, const char **why)
+{
+#ifdef __MMX__
+	if (t->kind == ELT_TYPE_VECTOR && t->size == 8) {
+		*why = mmx_vector_why;
+		return 1;
+	}
+#else
+	(void)t;
+	(void)why;
+#endif
+	return 0;
+}
+
+static const char variadic_float_why[] =
+	"a float passed through \"...\" arrives as a double (the default "
+	"argument promotions): write d";
+
+#define VECTOR_ARGUMENT_REGISTERS 3     /* xmm0-2 (ymm, zmm) */
+
+/* The cursor: the next free byte above the caller SP, and the vector
+ * registers taken; a variadic function takes none. */
 struct cursor {
 	uint32_t stack;
+	unsigned vectors;
+	int variadic;
 };
 
 static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
-	uint32_t *stack = &((struct cursor *)cursor)->stack;
+	struct cursor *c = cursor;
+	uint32_t align = t->align >= 16 ? t->align : 4;
 
-	(void)variadic;         /* every argument is on the stack alike */
-	(void)why;
-	if (!is_integer_class(t)) {
-		switch (t->kind) {
-		case ELT_TYPE_FLOAT:            /* not promoted: 4 bytes */
-		case ELT_TYPE_DOUBLE:
-		case ELT_TYPE_LONGDOUBLE:
-		case ELT_TYPE_COMPLEX:          /* both parts, in memory order */
-			break;
-		default:
-			return 0;
-		}
+	if (variadic && t->kind == ELT_TYPE_FLOAT) {
+		/* a double is there: decoding 4 of its 8 bytes would be wrong,
+		 * and so would every later argument's place */
+		*why = variadic_float_why;
+		return 0;
 	}
-	elt_plan_piece(b, ELT_SRC_STACK, *stack, t->size, 0);
-	*stack += align4(t->size);
+	if (vector_in_mmx(t, why))
+		return 0;
+	if (vector_in_register(t) && !c->variadic && c->vectors < VECTOR_ARGUMENT_REGISTERS) {
+		elt_plan_piece(b, ELT_SRC_FRAME, ELT_I386_VEC + ELT_I386_VEC_SLOT * c->vectors++,
+			       t->size, 0);
+		return 1;
+	}
+	if (t->size == 0)
+		return 1;
+	c->stack = (c->stack + align - 1) & ~(align - 1);
+	elt_plan_piece(b, ELT_SRC_STACK, c->stack, t->size, 0);
+	c->stack += align4(t->size);
 	return 1;
 }
 
 enum return_place { RET_UNSUPPORTED, RET_REGISTERS, RET_MEMORY };
 
-static enum return_place classify_return(struct elt_plan_builder *b, const elt_type *t)
+/* Vectors of up to 8 bytes that come back in eax (edx:eax) when not in
+ * %mm0: those GCC gives an integer machine mode, i.e. all of less than 8
+ * bytes but the one-float vector, and the one-int64 vector. */
+static int vector_in_eax(const elt_type *t)
+{
+	if (t->size < 8)
+		return !(t->count == 1 && t->element->kind == ELT_TYPE_FLOAT);
+	return t->size == 8 && t->count == 1 && t->element->size == 8 &&
+	       t->element->kind != ELT_TYPE_DOUBLE;
+}
+
+static enum return_place classify_return(struct elt_plan_builder *b, const elt_type *t,
+					 const char **why)
 {
 	if (is_integer_class(t)) {
 		/* eax; a 64-bit one in edx:eax, adjacent in the frame */
@@ -170,21 +251,35 @@ static enum return_place classify_return(struct elt_plan_builder *b, const elt_t
 			elt_plan_piece(b, ELT_SRC_FRAME, ELT_I386_EAX, 8, 0);
 			return RET_REGISTERS;
 		}
-		/* _Complex double and long double: in memory, through a
-		 * hidden pointer the callee pops and hands back in eax. */
-		elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_I386_EAX, t->size, 0);
-		return RET_MEMORY;
+		break;          /* _Complex double and long double: in memory */
+	case ELT_TYPE_VECTOR:
+		if (vector_in_mmx(t, why))
+			return RET_UNSUPPORTED;
+		if (vector_in_register(t)) {
+			elt_plan_piece(b, ELT_SRC_FRAME, ELT_I386_VEC, t->size, 0);
+			return RET_REGISTERS;
+		}
+		if (vector_in_eax(t)) {
+			elt_plan_piece(b, ELT_SRC_FRAME, ELT_I386_EAX, t->size, 0);
+			return RET_REGISTERS;
+		}
+		break;
 	default:
-		return RET_UNSUPPORTED;
+		/* Linux returns every struct and union in memory, whatever
+		 * its size (-fpcc-struct-return), empty ones included */
+		break;
 	}
+	/* In memory, through a hidden pointer the callee pops and hands back
+	 * in eax. */
+	elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_I386_EAX, t->size, 0);
+	return RET_MEMORY;
 }
 
 static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
 			const char **why)
 {
-	enum return_place ret = classify_return(b, t);
+	enum return_place ret = classify_return(b, t, why);
 
-	(void)why;
 	if (ret == RET_MEMORY)  /* the hidden result pointer comes first */
 		((struct cursor *)cursor)->stack = 4;
 	return ret != RET_UNSUPPORTED;
@@ -192,8 +287,9 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 
 static void begin(void *cursor, const elt_signature *sig)
 {
-	(void)sig;
-	((struct cursor *)cursor)->stack = 0;
+	*(struct cursor *)cursor = (struct cursor){
+		.variadic = !!(sig->flags & ELT_SIGNATURE_VARIADIC),
+	};
 }
 
 _Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");

@@ -5,22 +5,29 @@
  * and classifies signatures: where each argument and the return value
  * live (the x64 calling convention as mingw-w64's GCC implements it).
  *
- * The rules, checked against x86_64-w64-mingw32-gcc -O2 -S:
+ * The rules, checked against x86_64-w64-mingw32-gcc -O2 -S (GCC's
+ * ix86_pass_by_reference, function_arg_ms_64 and ix86_return_in_memory
+ * say the same):
  *   - argument i (counting a hidden result pointer) is in slot i: the
- *     first four in %rcx, %rdx, %r8, %r9 (integers, pointers) or
- *     %xmm0-%xmm3 (float, double), the four shared positionally; slot
- *     i >= 4 at 8 * i above the caller SP (above the 32-byte home area).
- *   - values of 1, 2, 4 or 8 bytes are passed by value (complex float as
- *     an 8-byte aggregate, in the integer register); any other by
- *     reference: long double (80-bit x87, 16 bytes), __int128, complex
- *     double and complex long double: the slot holds the address.
+ *     first four in %rcx, %rdx, %r8, %r9 or %xmm0-%xmm3, the four shared
+ *     positionally; slot i >= 4 at 8 * i above the caller SP (above the
+ *     32-byte home area).
+ *   - a value of 1, 2, 4 or 8 bytes is passed by value, in the slot's
+ *     integer register, or its xmm register for a float or double
+ *     scalar; any other by reference, the slot holding the address of a
+ *     copy: structs and unions of other sizes (empty ones too), long
+ *     double (x87 in 16 bytes), __int128, complex double and complex
+ *     long double, vectors of 16 bytes and more.  So is a vector of one
+ *     float or one double: GCC has no machine mode for it, and a
+ *     value of no mode has no size to pass by value.
  *   - variadic arguments: a double is in the integer register of its
  *     slot too (and only there is the callee sure to find it).
- *   - results: integers and complex float in %rax, float and double in
- *     %xmm0, __int128 in %xmm0 (GCC, and Clang); long double, complex
- *     double and complex long double in memory: the caller passes the
- *     address as a hidden first argument (%rcx) and the callee returns it
- *     in %rax.
+ *   - results: a float or double scalar in %xmm0, and so are a vector
+ *     of 16 bytes and __int128 (GCC, and Clang); anything else of 1, 2,
+ *     4 or 8 bytes in %rax, aggregates and vectors included; an empty
+ *     struct or union in nothing; every other value in memory: the
+ *     caller passes the address as a hidden first argument (%rcx) and
+ *     the callee returns it in %rax.
  */
 #include "internal.h"
 #include "frame-win64.h"
@@ -83,19 +90,34 @@ static const uint32_t gpr_offset[4] = {
 
 #define VEC_OFFSET(n) (ELT_WIN64_VEC + (n) * ELT_WIN64_VEC_SLOT)
 
-static int is_integer_class(const elt_type *t)
+static int is_fp_scalar(const elt_type *t)
 {
-	return (t->kind >= ELT_TYPE_BOOL && t->kind <= ELT_TYPE_UINT64) ||
-	       t->kind == ELT_TYPE_POINTER ||
-	       (t->kind == ELT_TYPE_COMPLEX && t->size == 8);  /* complex float */
+	return t->kind == ELT_TYPE_FLOAT || t->kind == ELT_TYPE_DOUBLE;
+}
+
+/* A vector of one float or double: of no machine mode in GCC. */
+static int is_modeless_vector(const elt_type *t)
+{
+	return t->kind == ELT_TYPE_VECTOR && t->count == 1 &&
+	       (t->element->kind == ELT_TYPE_FLOAT || t->element->kind == ELT_TYPE_DOUBLE);
 }
 
 static int by_reference(const elt_type *t)
 {
-	return t->kind == ELT_TYPE_LONGDOUBLE || t->kind == ELT_TYPE_SINT128 ||
-	       t->kind == ELT_TYPE_UINT128 ||
-	       (t->kind == ELT_TYPE_COMPLEX && t->size != 8);
+	switch (t->size) {
+	case 1:
+	case 2:
+	case 4:
+	case 8:
+		return is_modeless_vector(t);
+	default:
+		return 1;
+	}
 }
+
+static const char variadic_float_why[] =
+	"a float passed through \"...\" arrives as a double (the default "
+	"argument promotions): write d";
 
 /* The cursor: the next of the four register slots, or stack slot; integer
  * and floating-point arguments share them. */
@@ -103,60 +125,57 @@ struct cursor {
 	unsigned slot;
 };
 
-/* Places the argument of the next slot; returns 0 when its type is not
- * decoded here. */
+/* Places the argument of the next slot.  An empty struct or union takes
+ * a slot (for the address of its copy) but has no bytes to report. */
 static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
-	int fp = t->kind == ELT_TYPE_FLOAT || t->kind == ELT_TYPE_DOUBLE;
 	unsigned slot = ((struct cursor *)cursor)->slot++;
 
-	(void)why;
-	if (!fp && !is_integer_class(t) && !by_reference(t))
+	if (variadic && t->kind == ELT_TYPE_FLOAT) {
+		*why = variadic_float_why;
 		return 0;
-	if (slot >= 4) {
-		elt_plan_piece(b, by_reference(t) ? ELT_SRC_STACK_REF : ELT_SRC_STACK,
-			       8 * slot, t->size, 0);
-	} else if (by_reference(t)) {
-		elt_plan_piece(b, ELT_SRC_FRAME_REF, gpr_offset[slot], t->size, 0);
-	} else if (fp && !variadic) {
+	}
+	if (t->size == 0)
+		return 1;
+	if (by_reference(t)) {
+		if (slot < 4)
+			elt_plan_piece(b, ELT_SRC_FRAME_REF, gpr_offset[slot], t->size, 0);
+		else
+			elt_plan_piece(b, ELT_SRC_STACK_REF, 8 * slot, t->size, 0);
+	} else if (slot >= 4) {
+		elt_plan_piece(b, ELT_SRC_STACK, 8 * slot, t->size, 0);
+	} else if (is_fp_scalar(t) && !variadic) {
 		elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(slot), t->size, 0);
 	} else {
-		/* a variadic double: also in the integer register, where a
+		/* integers, aggregates and small vectors in the low bytes; a
+		 * variadic double also in the integer register, where a
 		 * variadic callee reads it */
 		elt_plan_piece(b, ELT_SRC_FRAME, gpr_offset[slot], t->size, 0);
 	}
 	return 1;
 }
 
-/* Places the return value; returns 0 when not decoded here.  A result that
- * goes through memory has its address in the first slot. */
+/* Places the return value.  A result that goes through memory has its
+ * address in the first slot. */
 static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
 			const char **why)
 {
 	(void)why;
-	if (t->kind == ELT_TYPE_VOID)
+	if (t->size == 0)       /* void, or an empty struct: no hidden pointer */
 		return 1;
-	if (is_integer_class(t)) {
-		elt_plan_piece(b, ELT_SRC_FRAME, ELT_WIN64_RAX, t->size, 0);
-		return 1;
-	}
-	switch (t->kind) {
-	case ELT_TYPE_FLOAT:
-	case ELT_TYPE_DOUBLE:
-	case ELT_TYPE_SINT128:
-	case ELT_TYPE_UINT128:
+	if (is_fp_scalar(t) || (t->size == 16 && (t->kind == ELT_TYPE_VECTOR ||
+						  t->kind == ELT_TYPE_SINT128 ||
+						  t->kind == ELT_TYPE_UINT128))) {
 		elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(0), t->size, 0);
-		return 1;
-	case ELT_TYPE_LONGDOUBLE:
-	case ELT_TYPE_COMPLEX:
+	} else if (t->size == 1 || t->size == 2 || t->size == 4 || t->size == 8) {
+		elt_plan_piece(b, ELT_SRC_FRAME, ELT_WIN64_RAX, t->size, 0);
+	} else {
 		/* at Leave, %rax holds the address the caller passed */
 		elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_WIN64_RAX, t->size, 0);
 		((struct cursor *)cursor)->slot = 1;
-		return 1;
-	default:
-		return 0;
 	}
+	return 1;
 }
 
 static void begin(void *cursor, const elt_signature *sig)
@@ -171,6 +190,7 @@ const struct elt_abi_rules elt_arch_rules = {
 	.begin = begin,
 	.place_return = place_return,
 	.place_argument = place_argument,
-	/* an aggregate may come back through a hidden pointer in %rcx */
+	/* every return type is placed; were one not, a hidden pointer in
+	 * %rcx could move the arguments */
 	.undecoded_return_moves_arguments = 1,
 };

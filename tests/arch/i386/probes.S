@@ -57,11 +57,45 @@ probe_pc_thunk_bx:
 	pushl	probe_function@GOTOFF(%ebx)
 .endm
 
+/*
+ * A function that returns through a hidden result pointer pops it (ret
+ * $4), and its caller counts on that: probe_enter, which takes whatever
+ * prototype its caller gives it, finds out how to return by calling
+ * probe_target as probe_leave does, once Enter is over, then returns the
+ * same way.  Its own result is not one: an x87 value the target left in
+ * st0 is dropped, so the x87 stack stays empty whatever the target.  With
+ * probe_target NULL it returns plainly.
+ */
+#define POPPED -12                      /* bytes the target popped */
 ELT_ENTRY(probe_enter)
 	PROLOG
 	PUSH_HELPER_ARGS
 	call	elt_helper_enter@PLT    /* pops both */
+	subl	$16, %esp               /* as in probe_leave */
+	movl	$0, POPPED(%ebp)
+	cmpl	$0, probe_target@GOTOFF(%ebx)
+	je	2f
+	pushl	20(%ebp)
+	pushl	16(%ebp)
+	pushl	12(%ebp)
+	pushl	8(%ebp)
+	call	*probe_target@GOTOFF(%ebx)
+	movl	%esp, %esi
+	subl	%ebp, %esi
+	addl	$40, %esi               /* 0, or 4 after ret $4 */
+	movl	%esi, POPPED(%ebp)
+	fxam
+	fnstsw	%ax
+	andw	$0x4100, %ax            /* C3 and C0 both set: st0 is empty */
+	cmpw	$0x4100, %ax
+	je	2f
+	fstp	%st(0)
+2:	cmpl	$0, POPPED(%ebp)
+	jne	1f
+	.cfi_remember_state
 	EPILOG
+	.cfi_restore_state
+1:	EPILOG	4
 ELT_END(probe_enter)
 	.globl	probe_enter_end
 probe_enter_end:
@@ -72,7 +106,6 @@ probe_enter_end:
  * through one pops it (ret $4), and so must this probe then: it measures
  * what the target popped and returns the same way.
  */
-#define POPPED -12                      /* bytes the target popped */
 ELT_ENTRY(probe_leave)
 	PROLOG
 	subl	$16, %esp               /* %esp = %ebp - 24: 16-aligned if the caller was */
