@@ -203,6 +203,15 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 	}
 	if (size == 0)          /* an empty struct (a GNU C extension): nothing */
 		return 1;
+	if (t->kind == ELT_TYPE_VECTOR && t->size == 4 &&
+	    t->element->kind == ELT_TYPE_FLOAT) {
+		/* GCC's way with a vector of one float (no AdvSIMD type, no
+		 * integer one): in a stack slot, and no later argument is in
+		 * an x register (checked against its callers and callees) */
+		c->ngrn = 8;
+		on_stack(b, c, size, t->align);
+		return 1;
+	}
 	/* Integers, pointers, __int128 and composites of at most 16 bytes:
 	 * B.5 rounds a composite up to whole doublewords; C.8 starts a
 	 * 16-aligned value at an even register (x[2k] and x[2k+1] are
