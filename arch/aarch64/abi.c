@@ -9,6 +9,8 @@
 #include "internal.h"
 #include "frame.h"
 
+#include "aggregate.h"
+
 #include <stddef.h>
 #include <sys/auxv.h>
 
@@ -103,6 +105,10 @@ uintptr_t elt_arch_return_address(const struct elt_info *info)
 #define X_OFFSET(n) (ELT_AARCH64_X0 + (n) * 8)
 #define Q_OFFSET(n) (ELT_AARCH64_Q0 + (n) * ELT_AARCH64_Q_SLOT)
 
+/* B.4: a composite larger than this (not an HFA or HVA) is passed as a
+ * pointer to a copy the caller made, and returned through x8. */
+#define MAX_COMPOSITE_IN_REGISTERS 16
+
 struct cursor {
 	unsigned ngrn;          /* next general-purpose register */
 	unsigned nsrn;          /* next SIMD and floating-point register */
@@ -114,118 +120,141 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-static int is_integer_class(const elt_type *t)
+/* An HFA or HVA (B.2): one to four members of one floating-point type or
+ * of short vectors of one size.  A lone float, double, long double, short
+ * vector or complex value is one too, which gives the same places as the
+ * scalar rules (C.1-C.3). */
+static int homogeneous(const elt_type *t, struct elt_homogeneous *h)
 {
-	return (t->kind >= ELT_TYPE_BOOL && t->kind <= ELT_TYPE_UINT64) ||
-	       t->kind == ELT_TYPE_POINTER;
+	if (!elt_aggregate_homogeneous(t, h) || h->count > 4)
+		return 0;
+	/* short vectors are 8 or 16 bytes; a wider one is not a member */
+	return h->base->kind != ELT_TYPE_VECTOR ||
+	       h->base->size == 8 || h->base->size == 16;
 }
 
-static int is_fp_scalar(const elt_type *t)
+/* Passed like a composite: aggregates, and GCC vectors that are not
+ * short vectors (of 1, 2 or 4 bytes, or more than 16), once the HFA and
+ * HVA rules have not taken them. */
+static int is_composite(const elt_type *t)
 {
-	return t->kind == ELT_TYPE_FLOAT || t->kind == ELT_TYPE_DOUBLE ||
-	       t->kind == ELT_TYPE_LONGDOUBLE;
+	return t->kind == ELT_TYPE_STRUCT || t->kind == ELT_TYPE_UNION ||
+	       t->kind == ELT_TYPE_ARRAY || t->kind == ELT_TYPE_VECTOR;
 }
 
-/* C.4/C.12: aligned to 8, or 16 for a 16-aligned type; C.5/C.14: a slot
- * of at least 8 bytes, the value in its low bytes (little-endian). */
+/* C.4/C.12/C.14: aligned to 8, or 16 for a 16-aligned type; C.5/C.14: a
+ * slot of at least 8 bytes, the value in its low bytes (little-endian). */
 static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size,
 		     uint32_t align)
 {
 	c->nsaa = align_up(c->nsaa, align > 8 ? 16 : 8);
-	elt_plan_piece(b, ELT_SRC_STACK, c->nsaa, size, 0);
+	if (size)
+		elt_plan_piece(b, ELT_SRC_STACK, c->nsaa, size, 0);
 	c->nsaa += align_up(size, 8);
 }
 
-/* Places one argument; returns 0 when its type is not decoded here, since
- * every later argument's place then depends on it.  Variadic arguments
- * follow the same rules as named ones on AAPCS64 Linux. */
+/* The members of an HFA or HVA in v<first>..: each in the low bytes of
+ * its own register. */
+static void in_vector_registers(struct elt_plan_builder *b, const struct elt_homogeneous *h,
+				unsigned first)
+{
+	uint32_t i, part = h->base->size;
+
+	for (i = 0; i < h->count; i++)
+		elt_plan_piece(b, ELT_SRC_FRAME, Q_OFFSET(first + i), part, i * part);
+}
+
+/* Places one argument.  Variadic arguments follow the same rules as named
+ * ones on AAPCS64 Linux (not on Apple's variant). */
 static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
 	struct cursor *c = cursor;
-	uint32_t part;
+	struct elt_homogeneous h;
+	uint32_t size = t->size, words;
 
-	(void)variadic;         /* placed like fixed arguments */
+	(void)variadic;
 	(void)why;
 
-	if (is_integer_class(t)) {              /* C.7, else C.11-C.15 */
-		if (c->ngrn < 8) {
-			elt_plan_piece(b, ELT_SRC_FRAME, X_OFFSET(c->ngrn++), t->size, 0);
-		} else {
-			on_stack(b, c, t->size, t->align);
-		}
-		return 1;
-	}
-	if (is_fp_scalar(t)) {                  /* C.1, else C.4-C.6 */
-		if (c->nsrn < 8)
-			elt_plan_piece(b, ELT_SRC_FRAME, Q_OFFSET(c->nsrn++), t->size, 0);
-		else
-			on_stack(b, c, t->size, t->align);
-		return 1;
-	}
-	switch (t->kind) {
-	case ELT_TYPE_SINT128:
-	case ELT_TYPE_UINT128:
-		/* C.8: an even-numbered pair; C.9: both halves in registers
-		 * (x[2k] and x[2k+1] are adjacent in the frame, read in
-		 * place), else C.11: none left for integers, 16-aligned on
-		 * the stack. */
-		c->ngrn = align_up(c->ngrn, 2);
-		if (c->ngrn + 2 <= 8) {
-			elt_plan_piece(b, ELT_SRC_FRAME, X_OFFSET(c->ngrn), 16, 0);
-			c->ngrn += 2;
-		} else {
-			c->ngrn = 8;
-			on_stack(b, c, 16, t->align);
-		}
-		return 1;
-	case ELT_TYPE_COMPLEX:
-		/* A homogeneous floating-point aggregate of two members:
-		 * C.2, one register each, or C.3, none left for floating
-		 * point at all, and the stack. */
-		part = t->element->size;
-		if (c->nsrn + 2 <= 8) {
-			elt_plan_piece(b, ELT_SRC_FRAME, Q_OFFSET(c->nsrn), part, 0);
-			elt_plan_piece(b, ELT_SRC_FRAME, Q_OFFSET(c->nsrn + 1), part, part);
-			c->nsrn += 2;
+	if (homogeneous(t, &h)) {
+		/* C.2: all members in registers, else C.3: no SIMD and
+		 * floating-point register is used any more, and C.4/C.5:
+		 * the stack */
+		if (c->nsrn + h.count <= 8) {
+			in_vector_registers(b, &h, c->nsrn);
+			c->nsrn += h.count;
 		} else {
 			c->nsrn = 8;
-			on_stack(b, c, t->size, t->align);
+			on_stack(b, c, size, t->align);
 		}
 		return 1;
-	default:
-		return 0;
 	}
+	if (is_composite(t) && size > MAX_COMPOSITE_IN_REGISTERS) {
+		/* B.4: a pointer to the caller's copy, itself passed like a
+		 * pointer (C.9, else C.13) */
+		if (c->ngrn < 8) {
+			elt_plan_piece(b, ELT_SRC_FRAME_REF, X_OFFSET(c->ngrn++), size, 0);
+		} else {
+			c->nsaa = align_up(c->nsaa, 8);
+			elt_plan_piece(b, ELT_SRC_STACK_REF, c->nsaa, size, 0);
+			c->nsaa += 8;
+		}
+		return 1;
+	}
+	if (size == 0)          /* an empty struct (a GNU C extension): nothing */
+		return 1;
+	if (t->kind == ELT_TYPE_VECTOR && t->size == 4 &&
+	    t->element->kind == ELT_TYPE_FLOAT) {
+		/* GCC's way with a vector of one float (no AdvSIMD type, no
+		 * integer one): in a stack slot, and no later argument is in
+		 * an x register (checked against its callers and callees) */
+		c->ngrn = 8;
+		on_stack(b, c, size, t->align);
+		return 1;
+	}
+	/* Integers, pointers, __int128 and composites of at most 16 bytes:
+	 * B.5 rounds a composite up to whole doublewords; C.8 starts a
+	 * 16-aligned value at an even register (x[2k] and x[2k+1] are
+	 * adjacent in the frame, read in place); C.9/C.12: all in
+	 * registers, else C.11: none left for integers, and the stack.  A
+	 * composite is never split between registers and the stack. */
+	words = (size + 7) / 8;
+	if (t->align >= 16)
+		c->ngrn = align_up(c->ngrn, 2);
+	if (c->ngrn + words <= 8) {
+		elt_plan_piece(b, ELT_SRC_FRAME, X_OFFSET(c->ngrn), size, 0);
+		c->ngrn += words;
+	} else {
+		c->ngrn = 8;
+		on_stack(b, c, size, t->align);
+	}
+	return 1;
 }
 
 static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
 			const char **why)
 {
+	struct elt_homogeneous h;
+
 	(void)why;
 	(void)cursor;
-	if (is_integer_class(t)) {
-		elt_plan_piece(b, ELT_SRC_FRAME, X_OFFSET(0), t->size, 0);
+	if (t->kind == ELT_TYPE_VOID || t->size == 0)
+		return 1;
+	if (homogeneous(t, &h)) {                       /* v0.. */
+		in_vector_registers(b, &h, 0);
 		return 1;
 	}
-	if (is_fp_scalar(t)) {
-		elt_plan_piece(b, ELT_SRC_FRAME, Q_OFFSET(0), t->size, 0);
+	if (is_composite(t) && t->size > MAX_COMPOSITE_IN_REGISTERS) {
+		/* The caller's buffer, whose address the caller passed in x8;
+		 * the callee need not keep it there, so the JIT reloads x8
+		 * before Leave (doc/abi.md).  x8 is no argument register:
+		 * no argument moves. */
+		elt_plan_piece(b, ELT_SRC_FRAME_REF, X_OFFSET(8), t->size, 0);
 		return 1;
 	}
-	switch (t->kind) {
-	case ELT_TYPE_VOID:
-		return 1;
-	case ELT_TYPE_SINT128:
-	case ELT_TYPE_UINT128:
-		elt_plan_piece(b, ELT_SRC_FRAME, X_OFFSET(0), 16, 0);  /* x0, x1 */
-		return 1;
-	case ELT_TYPE_COMPLEX:
-		elt_plan_piece(b, ELT_SRC_FRAME, Q_OFFSET(0), t->element->size, 0);
-		elt_plan_piece(b, ELT_SRC_FRAME, Q_OFFSET(1), t->element->size,
-			       t->element->size);
-		return 1;
-	default:
-		return 0;
-	}
+	/* integers, pointers, __int128, small composites: x0 (and x1) */
+	elt_plan_piece(b, ELT_SRC_FRAME, X_OFFSET(0), t->size, 0);
+	return 1;
 }
 
 static void begin(void *cursor, const elt_signature *sig)
@@ -241,6 +270,6 @@ const struct elt_abi_rules elt_arch_rules = {
 	.place_return = place_return,
 	.place_argument = place_argument,
 	/* a result in memory has its address in x8, never in an argument
-	 * register: an undecoded return type moves no argument */
+	 * register: a return type moves no argument */
 	.undecoded_return_moves_arguments = 0,
 };

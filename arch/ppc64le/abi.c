@@ -9,6 +9,8 @@
 #include "internal.h"
 #include "frame.h"
 
+#include "aggregate.h"
+
 #include <stddef.h>
 
 #define CHECK(field, offset) \
@@ -75,10 +77,18 @@ uintptr_t elt_arch_return_address(const struct elt_info *info)
 #define NGPR 8                  /* r3-r10 */
 #define NFPR 13                 /* f1-f13 */
 
+#define NVR_FIRST 2             /* v2-v13 */
+#define NVR_LAST 13
+
 struct cursor {
 	unsigned dw;            /* next doubleword of the parameter save area */
 	unsigned fpr;           /* next FPR, 1..13; 14: none left */
+	unsigned vr;            /* next vector register, 2..13; 14: none left */
 };
+
+static const char binary128_why[] =
+	"an IEEE binary128 long double (-mabi=ieeelongdouble) is not decoded "
+	"on ppc64le yet";
 
 static int is_integer_class(const elt_type *t)
 {
@@ -158,6 +168,129 @@ static unsigned fp_parts(const elt_type *t, uint32_t *part_size)
 	}
 }
 
+/* An ELFv2 homogeneous aggregate: at most eight floating-point registers'
+ * worth of one floating type (an IBM long double takes two), or at most
+ * eight 16-byte vectors.  *regs: the registers it takes; *part: the size of
+ * what each holds (4 for a float, 8 for a double or half a long double, 16
+ * for a vector).  A lone scalar qualifies too: callers take those first. */
+static int homogeneous(const elt_type *t, struct elt_homogeneous *h, unsigned *regs,
+		       uint32_t *part)
+{
+	uint32_t per = 1;
+
+	if (!elt_aggregate_homogeneous(t, h))
+		return 0;
+	switch (h->base->kind) {
+	case ELT_TYPE_VECTOR:
+		/* only the 16-byte vectors are AltiVec/VSX ones */
+		if (h->base->size != 16)
+			return 0;
+		*part = 16;
+		break;
+	case ELT_TYPE_LONGDOUBLE:
+		if (fp_parts(h->base, part) == 0)
+			return 0;       /* binary128: see place_argument */
+		per = h->base->size / 8;
+		break;
+	default:
+		*part = h->base->size;
+		break;
+	}
+	*regs = h->count * per;
+	return *regs <= 8;
+}
+
+/* A range of bytes of the parameter save area image, from byte `at` of it:
+ * the first 64 bytes are r3-r10 (little-endian: a register's low byte is
+ * the first in memory, as the helper stores them, consecutively), the
+ * rest is on the stack.  Split where it crosses from r10 to the stack. */
+static void psa_bytes(struct elt_plan_builder *b, uint32_t at, uint32_t length,
+		      uint32_t dest)
+{
+	const uint32_t in_gprs = 8 * NGPR;
+	uint32_t n;
+
+	if (length && at < in_gprs) {
+		n = in_gprs - at < length ? in_gprs - at : length;
+		elt_plan_piece(b, ELT_SRC_FRAME, ELT_PPC64LE_GPR_AT(3) + at, n, dest);
+		at += n;
+		dest += n;
+		length -= n;
+	}
+	if (length)
+		elt_plan_piece(b, ELT_SRC_STACK, ELT_PPC64LE_PARAM_SAVE + at, length, dest);
+}
+
+/* GCC aligns to an even doubleword (r3, r5, r7 or r9) what it passes in
+ * vector registers, vectors of 16 bytes or more and homogeneous vector
+ * aggregates (packed ones too), and any other aggregate of 16-byte
+ * alignment except a homogeneous floating-point one (aligned like its
+ * members: to a doubleword). */
+static void quadword_align(struct cursor *c, const elt_type *t)
+{
+	struct elt_homogeneous h;
+	uint32_t part;
+	unsigned regs;
+	int quadword;
+
+	if (t->kind == ELT_TYPE_VECTOR)
+		quadword = t->size >= 16;
+	else if (homogeneous(t, &h, &regs, &part))
+		quadword = h.base->kind == ELT_TYPE_VECTOR;
+	else
+		quadword = t->align >= 16;
+	if (quadword)
+		c->dw = (c->dw + 1) & ~1u;
+}
+
+/* An aggregate (or a small GCC vector) as its memory image in whole
+ * doublewords, split between r3-r10 and the stack if it must be. */
+static void in_doublewords(struct elt_plan_builder *b, struct cursor *c, const elt_type *t)
+{
+	quadword_align(c, t);
+	psa_bytes(b, 8 * c->dw, t->size, 0);
+	c->dw += (t->size + 7) / 8;
+}
+
+/* A value passed by reference: the caller's copy, its address in the next
+ * doubleword. */
+static void by_reference(struct elt_plan_builder *b, struct cursor *c, uint32_t size)
+{
+	enum elt_source source;
+	uint32_t offset;
+
+	dw_place(c->dw++, &source, &offset);
+	elt_plan_piece(b, source == ELT_SRC_FRAME ? ELT_SRC_FRAME_REF : ELT_SRC_STACK_REF,
+		       offset, size, 0);
+}
+
+/* The members of a homogeneous aggregate that starts at doubleword `dw`:
+ * each in the next FPR (or vector register) while there is one, the
+ * rest where they are in the parameter save area image. */
+static void homogeneous_in_registers(struct elt_plan_builder *b, struct cursor *c,
+				     const struct elt_homogeneous *h, unsigned regs,
+				     uint32_t part, uint32_t dw)
+{
+	int vector = h->base->kind == ELT_TYPE_VECTOR;
+	unsigned i;
+
+	for (i = 0; i < regs; i++) {
+		uint32_t at = i * part;
+
+		if (vector && c->vr <= NVR_LAST) {
+			elt_plan_piece(b, ELT_SRC_FRAME, ELT_PPC64LE_VR_AT(c->vr++), part, at);
+		} else if (!vector && c->fpr <= NFPR) {
+			elt_plan_piece(b, ELT_SRC_FRAME,
+				       part == 4 ? ELT_PPC64LE_FS_AT(c->fpr)
+						 : ELT_PPC64LE_VSR_AT(c->fpr),
+				       part, at);
+			c->fpr++;
+		} else {
+			psa_bytes(b, 8 * dw + at, part, at);
+		}
+	}
+}
+
 /* Places one argument; returns 0 when its type is not decoded here, since
  * every later argument's place then depends on it.  `why` gets the reason
  * when it is not the usual "not decoded yet". */
@@ -165,6 +298,7 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
 	struct cursor *c = cursor;
+	struct elt_homogeneous h;
 	uint32_t part;
 	unsigned n, i;
 
@@ -186,8 +320,7 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 	case ELT_TYPE_COMPLEX:
 		n = fp_parts(t, &part);
 		if (!n) {
-			*why = "an IEEE binary128 long double (-mabi=ieeelongdouble) is "
-			       "not decoded on ppc64le yet";
+			*why = binary128_why;
 			return 0;
 		}
 		if (variadic && part == 4 && t->kind == ELT_TYPE_FLOAT) {
@@ -199,19 +332,47 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 		for (i = 0; i < n; i++)
 			next_fp(b, c, part, i * part, variadic);
 		return 1;
+	case ELT_TYPE_VECTOR:
+	case ELT_TYPE_STRUCT:
+	case ELT_TYPE_UNION:
+	case ELT_TYPE_ARRAY:
+		break;
 	default:
 		return 0;
 	}
+	if (t->kind == ELT_TYPE_VECTOR && t->size > 16) {
+		/* GCC's extension: a vector wider than the registers */
+		by_reference(b, c, t->size);
+		return 1;
+	}
+	if (t->kind != ELT_TYPE_VECTOR && elt_aggregate_homogeneous(t, &h) &&
+	    h.base->kind == ELT_TYPE_LONGDOUBLE && !fp_parts(h.base, &part)) {
+		*why = binary128_why;
+		return 0;
+	}
+	if (!variadic && homogeneous(t, &h, &n, &part)) {
+		uint32_t dw;
+
+		quadword_align(c, t);
+		dw = c->dw;
+		homogeneous_in_registers(b, c, &h, n, part, dw);
+		c->dw += (t->size + 7) / 8;
+		return 1;
+	}
+	/* Everything else, and every variadic aggregate or vector (GCC
+	 * also copies those into FPRs or vector registers, not all of
+	 * them), is read from its doublewords. */
+	in_doublewords(b, c, t);
+	return 1;
 }
 
 static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
 			const char **why)
 {
+	struct cursor *c = cursor;
+	struct elt_homogeneous h;
 	uint32_t part;
 	unsigned n, i;
-
-	(void)why;
-	(void)cursor;
 
 	if (is_integer_class(t)) {
 		elt_plan_piece(b, ELT_SRC_FRAME, ELT_PPC64LE_GPR_AT(3), t->size, 0);
@@ -231,8 +392,10 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 	case ELT_TYPE_COMPLEX:
 		/* f1, f2, ...: one part each (f1-f4 for a complex long double) */
 		n = fp_parts(t, &part);
-		if (!n)
+		if (!n) {
+			*why = binary128_why;
 			return 0;
+		}
 		for (i = 0; i < n; i++)
 			elt_plan_piece(b, ELT_SRC_FRAME,
 				       part == 4 ? ELT_PPC64LE_FS_AT(1 + i)
@@ -240,14 +403,43 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 				       part, i * part);
 		return 1;
 	default:
+		break;
+	}
+	if (t->size == 0)       /* an empty struct (a GNU C extension) */
+		return 1;
+	if (elt_aggregate_homogeneous(t, &h) && h.base->kind == ELT_TYPE_LONGDOUBLE &&
+	    !fp_parts(h.base, &part)) {
+		*why = binary128_why;
 		return 0;
 	}
+	if (homogeneous(t, &h, &n, &part)) {
+		/* f1-f8, or v2-v9 */
+		for (i = 0; i < n; i++) {
+			uint32_t at = h.base->kind == ELT_TYPE_VECTOR ? ELT_PPC64LE_VR_AT(2 + i)
+				    : part == 4 ? ELT_PPC64LE_FS_AT(1 + i)
+				    : ELT_PPC64LE_VSR_AT(1 + i);
+
+			elt_plan_piece(b, ELT_SRC_FRAME, at, part, i * part);
+		}
+		return 1;
+	}
+	if (t->size <= 16) {
+		/* r3 and r4, their memory image (little-endian) */
+		elt_plan_piece(b, ELT_SRC_FRAME, ELT_PPC64LE_GPR_AT(3), t->size, 0);
+		return 1;
+	}
+	/* In the caller's buffer, whose address the caller passed in r3, the
+	 * first argument doubleword; GCC's callees return it in r3, where
+	 * Leave reads it (doc/abi.md). */
+	elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_PPC64LE_GPR_AT(3), t->size, 0);
+	c->dw = 1;
+	return 1;
 }
 
 static void begin(void *cursor, const elt_signature *sig)
 {
 	(void)sig;
-	*(struct cursor *)cursor = (struct cursor){ 0, 1 };
+	*(struct cursor *)cursor = (struct cursor){ 0, 1, NVR_FIRST };
 }
 
 _Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");

@@ -47,11 +47,15 @@ ELT_END(probe_enter)
 	.globl	probe_enter_end
 probe_enter_end:
 
+/* x8, the address of a result buffer, goes to the target, which need not
+ * keep it: like a JIT, the probe reloads it for Leave (doc/abi.md). */
 ELT_ENTRY(probe_leave)
 	PROLOG
+	str	x8, [sp, #-16]!         /* under the frame record; SP stays aligned */
 	adrp	x16, probe_target
 	ldr	x16, [x16, :lo12:probe_target]
 	blr	x16                     /* x0-x8 (x8: a result buffer) pass through */
+	ldr	x8, [sp], #16
 	adrp	x9, probe_continuation
 	ldr	x2, [x9, :lo12:probe_continuation]
 	PUSH_HELPER_ARGS

@@ -69,7 +69,10 @@ ELT_ENTRY(probe_leave)
 	ld	%r12, probe_target@toc@l(%r12)
 	mtctr	%r12
 	std	%r2, 24(%r1)
-	bctrl                           /* r3 (a struct return buffer) passes through */
+	/* r3, the address of a result buffer, passes through; at Leave it
+	 * must hold that address (doc/abi.md), which the GCC-compiled
+	 * target hands back in r3 (a JIT that did not keep it reloads it) */
+	bctrl
 	ld	%r2, 24(%r1)
 	addis	%r11, %r2, probe_continuation@toc@ha
 	ld	%r5, probe_continuation@toc@l(%r11)
