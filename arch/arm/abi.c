@@ -250,11 +250,6 @@ static int is_composite(const elt_type *t)
 	       t->kind == ELT_TYPE_COMPLEX;
 }
 
-static const char async_vector_why[] =
-	"a 16-byte vector result is returned in r0-r3, but at an async "
-	"function's Leave r2 holds the continuation, not the value's third "
-	"word (doc/abi.md): not decoded on %s";
-
 static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
 			const char **why)
 {
@@ -277,7 +272,11 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 		if (c->async && t->size > 8) {
 			/* r2 is the continuation at Leave: the arguments are
 			 * where they always are, only the result is lost. */
-			elt_plan_return_unsupported(b, async_vector_why, elt_arch_abi);
+			elt_plan_return_unsupported(b, "a 16-byte vector result is "
+				"returned in r0-r3, but at an async function's "
+				"Leave r2 holds the continuation, not the value's "
+				"third word (doc/abi.md): not decoded on %s",
+				elt_arch_abi);
 			return 1;
 		}
 		elt_plan_piece(b, ELT_SRC_FRAME, CORE_OFFSET(0), t->size, 0);
