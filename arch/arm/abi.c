@@ -100,9 +100,10 @@ static uint32_t slot_align(const elt_type *t)
  * four of the same of them with no padding; complex values count as two
  * of their element.  Not elt_aggregate_homogeneous(): the AAPCS compares
  * machine types, and long double is double on ARM, so {double, long
- * double} is a candidate of two doubles; and a member with nothing in it
- * (an empty struct) does not spoil one.  So the leaves are checked here:
- * all of one base, each at a multiple of its size, filling the value.
+ * double} is a candidate of two doubles where that helper sees two bases.
+ * So the leaves are checked here: all of one base, each at a multiple of
+ * its size, filling the value (an empty member has no leaf: it spoils
+ * nothing).
  */
 struct candidate {
 	uint32_t base_size;     /* 4 (s), 8 (d) or 16 (q); 0: no leaf yet */
