@@ -10,6 +10,8 @@
 #include "internal.h"
 #include "frame.h"
 
+#include "aggregate.h"
+
 #include <stddef.h>
 
 #if !defined(__ARMEL__)
@@ -76,6 +78,7 @@ struct cursor {
 	uint32_t nsaa;          /* next stacked argument, from the caller SP */
 	uint32_t vfp_free;      /* bit n: s<n> unallocated (VFP variant) */
 	int vfp;                /* the VFP variant's rules apply */
+	int async;              /* r2 carries the continuation at Leave */
 };
 
 static uint32_t align_up(uint32_t v, uint32_t a)
@@ -83,37 +86,93 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-static int is_integer_class(const elt_type *t)
+/* B.5, C.3, C.7: a value whose natural alignment is over a word (64-bit
+ * integers, double, and whatever holds one and is not packed) takes an
+ * even register pair or an 8-aligned stack slot; anything else a word. */
+static uint32_t slot_align(const elt_type *t)
 {
-	return (t->kind >= ELT_TYPE_BOOL && t->kind <= ELT_TYPE_UINT64) ||
-	       t->kind == ELT_TYPE_POINTER;
+	return t->align > 4 ? 8 : 4;
 }
 
-static int is_floating(const elt_type *t)
+/*
+ * A co-processor register candidate of the VFP variant (AAPCS 6.1.2.1):
+ * a float, a double, a 64- or 128-bit vector, or an aggregate of one to
+ * four of the same of them with no padding; complex values count as two
+ * of their element.  Not elt_aggregate_homogeneous(): the AAPCS compares
+ * machine types, and long double is double on ARM, so {double, long
+ * double} is a candidate of two doubles where that helper sees two bases.
+ * So the leaves are checked here: all of one base, each at a multiple of
+ * its size, filling the value (an empty member has no leaf: it spoils
+ * nothing).
+ */
+struct candidate {
+	uint32_t base_size;     /* 4 (s), 8 (d) or 16 (q); 0: no leaf yet */
+	int base_vector;
+	uint32_t slots;         /* bit i: a leaf covers base i */
+};
+
+#define CANDIDATE_MAX 4
+
+static int candidate_leaf(const elt_type *leaf, uint32_t offset, void *arg)
 {
-	return t->kind == ELT_TYPE_FLOAT || t->kind == ELT_TYPE_DOUBLE ||
-	       t->kind == ELT_TYPE_LONGDOUBLE || t->kind == ELT_TYPE_COMPLEX;
+	struct candidate *c = arg;
+	int vector = leaf->kind == ELT_TYPE_VECTOR;
+
+	if (vector ? leaf->size != 8 && leaf->size != 16 :
+	    leaf->kind != ELT_TYPE_FLOAT && leaf->kind != ELT_TYPE_DOUBLE &&
+	    leaf->kind != ELT_TYPE_LONGDOUBLE)
+		return 0;
+	if (!c->base_size) {
+		c->base_size = leaf->size;
+		c->base_vector = vector;
+	}
+	if (leaf->size != c->base_size || vector != c->base_vector ||
+	    offset % c->base_size || offset / c->base_size >= CANDIDATE_MAX)
+		return 0;
+	c->slots |= 1u << (offset / c->base_size);
+	return 1;
+}
+
+/* 1 with *count bases of *base_size bytes when `t` is a candidate. */
+static int vfp_candidate(const elt_type *t, uint32_t *count, uint32_t *base_size)
+{
+	struct candidate c = { 0, 0, 0 };
+	uint32_t n;
+
+	/* also bounds the walk: {float[100000]} is not looked into */
+	if (t->size == 0 || t->size > CANDIDATE_MAX * 16)
+		return 0;
+	if (!elt_aggregate_walk(t, 0, candidate_leaf, &c) || !c.base_size)
+		return 0;
+	n = t->size / c.base_size;
+	/* every base covered once: no padding, no hole */
+	if (t->size % c.base_size || c.slots != (1u << n) - 1)
+		return 0;
+	*count = n;
+	*base_size = c.base_size;
+	return 1;
 }
 
 /* C.7, C.8 (and C.2 for a co-processor candidate): the next slot of the
- * stack, aligned as the type (4 or 8), rounded up to words. */
+ * stack, aligned to 4 or 8, rounded up to words. */
 static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size,
 		     uint32_t align)
 {
-	c->nsaa = align_up(c->nsaa, align < 4 ? 4 : align);
+	c->nsaa = align_up(c->nsaa, align);
 	elt_plan_piece(b, ELT_SRC_STACK, c->nsaa, size, 0);
 	c->nsaa += align_up(size, 4);
 }
 
 /* C.3-C.8: core registers, possibly split with the stack, then the stack.
  * A value in several core registers is contiguous in the frame, as the
- * registers would be after an stm. */
+ * registers would be after an stm, which is how the AAPCS lays a
+ * composite out in them (as if loaded with an ldm). */
 static void core_or_stack(struct elt_plan_builder *b, struct cursor *c,
 			  uint32_t size, uint32_t align)
 {
 	uint32_t words = align_up(size, 4) / 4;
 
-	if (align >= 8 && (c->ncrn & 1))                /* C.3: an even pair */
+	if (align == 8 && (c->ncrn & 1))                /* C.3: an even pair */
 		c->ncrn++;
 	if (c->ncrn + words <= 4) {                     /* C.4 */
 		elt_plan_piece(b, ELT_SRC_FRAME, CORE_OFFSET(c->ncrn), size, 0);
@@ -134,8 +193,8 @@ static void core_or_stack(struct elt_plan_builder *b, struct cursor *c,
 }
 
 /* C.1: the lowest run of free s registers for `count` values of `unit`
- * single registers each (1: float, 2: double), aligned to the unit; -1
- * when there is none. */
+ * single registers each (1: s, 2: d, 4: q), aligned to the unit; -1 when
+ * there is none. */
 static int vfp_allocate(struct cursor *c, unsigned count, unsigned unit)
 {
 	uint32_t need = (1u << (count * unit)) - 1;
@@ -149,93 +208,87 @@ static int vfp_allocate(struct cursor *c, unsigned count, unsigned unit)
 	return -1;
 }
 
-/* float, double, long double (= double) and their complex types: a
- * co-processor register candidate (a homogeneous aggregate of one or two
- * elements) in the VFP variant, a fundamental or composite type of core
- * words in the base one. */
-static void place_floating(struct elt_plan_builder *b, struct cursor *c,
-			   const elt_type *t)
-{
-	if (c->vfp) {
-		const elt_type *e = t->kind == ELT_TYPE_COMPLEX ? t->element : t;
-		int s = vfp_allocate(c, t->kind == ELT_TYPE_COMPLEX ? 2 : 1,
-				     e->size == 4 ? 1 : 2);
-
-		if (s >= 0) {
-			elt_plan_piece(b, ELT_SRC_FRAME, S_OFFSET(s), t->size, 0);
-			return;
-		}
-		/* C.2: no back-filling after a candidate went to the stack,
-		 * and never a split. */
-		c->vfp_free = 0;
-		on_stack(b, c, t->size, t->align);
-		return;
-	}
-	core_or_stack(b, c, t->size, t->align);
-}
-
-/* Places one argument; returns 0 when its type is not decoded here, since
- * every later argument's place then depends on it. */
+/* Places one argument: every type the signature language has can be
+ * passed on ARM, by value, in registers, on the stack or split. */
 static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
 	struct cursor *c = cursor;
+	uint32_t count, base_size;
 
-	(void)variadic;         /* placed like fixed arguments */
+	(void)variadic;         /* begin() chose the variant for all of them */
 	(void)why;
-	if (is_integer_class(t)) {
-		/* Narrow values are extended to a word; 64-bit ones take an
-		 * even register pair or an 8-aligned stack slot. */
-		core_or_stack(b, c, t->size, t->size == 8 ? 8 : 4);
+	/* An empty struct takes no register and no stack (GCC: zero words
+	 * in C.4). */
+	if (t->size == 0)
+		return 1;
+	if (c->vfp && vfp_candidate(t, &count, &base_size)) {
+		int s = vfp_allocate(c, count, base_size / 4);
+
+		if (s >= 0) {
+			/* consecutive s/d/q registers: contiguous in the frame */
+			elt_plan_piece(b, ELT_SRC_FRAME, S_OFFSET(s), t->size, 0);
+			return 1;
+		}
+		/* C.2: no back-filling after a candidate went to the stack,
+		 * and never a split. */
+		c->vfp_free = 0;
+		on_stack(b, c, t->size, slot_align(t));
 		return 1;
 	}
-	if (is_floating(t)) {
-		place_floating(b, c, t);
-		return 1;
-	}
-	return 0;
+	/* B.2: narrow integers are extended to a word: the low bytes of
+	 * their register or slot. */
+	core_or_stack(b, c, t->size, slot_align(t));
+	return 1;
 }
 
-/* Returns 1 when placed; *indirect says the result is in memory at the
- * address the caller passed in r0 (and the callee gives back in r0). */
-static int place_result(struct elt_plan_builder *b, const struct cursor *c,
-			const elt_type *t, int *indirect)
+/* What the AAPCS calls a composite for results (6.4): aggregates, and
+ * GCC returns vectors and complex values by the same size rules. */
+static int is_composite(const elt_type *t)
 {
-	*indirect = 0;
-	if (t->kind == ELT_TYPE_VOID)
-		return 1;
-	if (is_integer_class(t)) {                      /* r0, or r0:r1 */
-		elt_plan_piece(b, ELT_SRC_FRAME, CORE_OFFSET(0), t->size, 0);
-		return 1;
-	}
-	if (!is_floating(t))
-		return 0;
-	if (c->vfp) {           /* s0, d0, s0-s1 or d0-d1: contiguous */
-		elt_plan_piece(b, ELT_SRC_FRAME, S_OFFSET(0), t->size, 0);
-		return 1;
-	}
-	if (t->kind != ELT_TYPE_COMPLEX) {              /* r0, or r0:r1 */
-		elt_plan_piece(b, ELT_SRC_FRAME, CORE_OFFSET(0), t->size, 0);
-		return 1;
-	}
-	/* Base variant: a complex value is a composite larger than a word,
-	 * returned in memory through a pointer passed in r0. */
-	elt_plan_piece(b, ELT_SRC_FRAME_REF, CORE_OFFSET(0), t->size, 0);
-	*indirect = 1;
-	return 1;
+	return t->kind == ELT_TYPE_STRUCT || t->kind == ELT_TYPE_UNION ||
+	       t->kind == ELT_TYPE_ARRAY || t->kind == ELT_TYPE_VECTOR ||
+	       t->kind == ELT_TYPE_COMPLEX;
 }
 
 static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
 			const char **why)
 {
 	struct cursor *c = cursor;
-	int indirect;
+	uint32_t count, base_size;
 
 	(void)why;
-	if (!place_result(b, c, t, &indirect))
-		return 0;
-	if (indirect)
-		c->ncrn = 1;    /* r0 carries the result address */
+	if (t->kind == ELT_TYPE_VOID || t->size == 0)
+		return 1;
+	if (c->vfp && vfp_candidate(t, &count, &base_size)) {
+		/* s0.., d0.. or q0..: contiguous in the frame */
+		elt_plan_piece(b, ELT_SRC_FRAME, S_OFFSET(0), t->size, 0);
+		return 1;
+	}
+	/* Scalars in r0 or r0:r1 (float and double too, in the base
+	 * variant); a composite of up to a word in r0, as if loaded with
+	 * ldr; a vector of up to 16 bytes in r0-r3. */
+	if (!is_composite(t) || t->size <= 4 ||
+	    (t->kind == ELT_TYPE_VECTOR && t->size <= 16)) {
+		if (c->async && t->size > 8) {
+			/* r2 is the continuation at Leave: the arguments are
+			 * where they always are, only the result is lost. */
+			elt_plan_return_unsupported(b, "a 16-byte vector result is "
+				"returned in r0-r3, but at an async function's "
+				"Leave r2 holds the continuation, not the value's "
+				"third word (doc/abi.md): not decoded on %s",
+				elt_arch_abi);
+			return 1;
+		}
+		elt_plan_piece(b, ELT_SRC_FRAME, CORE_OFFSET(0), t->size, 0);
+		return 1;
+	}
+	/* Any other composite is written to memory at the address the
+	 * caller passed in r0, which takes the first argument register.  At
+	 * Leave r0 holds that address again (doc/abi.md: GCC returns it
+	 * there, other code must reload it). */
+	elt_plan_piece(b, ELT_SRC_FRAME_REF, CORE_OFFSET(0), t->size, 0);
+	c->ncrn = 1;
 	return 1;
 }
 
@@ -243,8 +296,11 @@ static void begin(void *cursor, const elt_signature *sig)
 {
 	/* A variadic function uses the base variant for every argument and
 	 * the result, even on armhf (AAPCS 6.4.1 / 6.5). */
-	*(struct cursor *)cursor = (struct cursor){ 0, 0, 0xffff,
-		VFP_VARIANT && !(sig->flags & ELT_SIGNATURE_VARIADIC) };
+	*(struct cursor *)cursor = (struct cursor){
+		.ncrn = 0, .nsaa = 0, .vfp_free = 0xffff,
+		.vfp = VFP_VARIANT && !(sig->flags & ELT_SIGNATURE_VARIADIC),
+		.async = sig->continuation_index >= 0,
+	};
 }
 
 _Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");

@@ -14,8 +14,9 @@ library decode the values and compares them byte for byte.
 writes DIR/corpus-1.c .. DIR/corpus-PARTS.c (fixed names: the build lists
 them).  The same seed and count give the same files, on any host: nothing
 here depends on the ABI, which is the C compiler's business.  Cases that
-need __int128 are guarded by #ifdef __SIZEOF_INT128__; every other case
-is valid C for every ABI.
+need __int128 are guarded by #ifdef __SIZEOF_INT128__, and async cases
+returning a 16-byte vector by CORPUS_ASYNC_VECTOR16_RESULT (corpus.h);
+every other case is valid C for every ABI.
 """
 import argparse
 import os
@@ -387,10 +388,18 @@ def emit_case(out, number, case):
     if variadic and nfixed == 0:
         sig = sig.replace('( ...', '(...')
     guard = g.int128
+    # What the case needs of the target, as a preprocessor condition:
+    # __int128, or an ABI where an async function can return a 16-byte
+    # vector (corpus.h).
+    needs = ['defined(__SIZEOF_INT128__)'] if guard else []
+    if k_at is not None and ret[0].startswith('V') and ret[3][0] == 16:
+        needs.append('CORPUS_ASYNC_VECTOR16_RESULT' +
+                     ('_VARIADIC' if variadic else ''))
+    condition = '#if %s\n' % ' && '.join(needs) if needs else ''
     w = out.append
     w('/* case %d: %s */' % (number, sig))
-    if guard:
-        w('#ifdef __SIZEOF_INT128__')
+    if needs:
+        w(condition.rstrip('\n'))
     for d in g.decls:
         w(d)
     for t, name in values:
@@ -428,15 +437,15 @@ def emit_case(out, number, case):
     if values:
         w('static const void *const c%d_args[] = { %s };'
           % (number, ', '.join('&' + n for _, n in values)))
-    if guard:
+    if needs:
         w('#endif')
     w('')
-    entry = ('#ifdef __SIZEOF_INT128__\n' if guard else '') + \
+    entry = condition + \
         '\t{ %d, "%s", %d, %d, %s, %s, c%d_run },' % (
             number, sig, k_at is not None, len(values),
             'c%d_args' % number if values else 'NULL',
             '&c%d_r' % number if rtype != 'void' else 'NULL', number) + \
-        ('\n#endif' if guard else '')
+        ('\n#endif' if needs else '')
     return entry, guard
 
 

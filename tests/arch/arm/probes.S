@@ -51,8 +51,29 @@ ELT_ENTRY(probe_leave)
 	elt_arm_address ip, probe_target
 	ldr	ip, [ip]
 	blx	ip                      /* r0 (a result address) passes through */
+	/* r2, the continuation return, for an async function only, as a JIT
+	 * sets it: in another r2 may be part of the result (a vector in
+	 * r0-r3).  probes-continuation.c looks the function up; the result
+	 * registers are kept around the call. */
+	push	{r0-r3}
+	.cfi_adjust_cfa_offset 16
+#if defined(__ARM_PCS_VFP)
+	vpush	{d0-d7}
+	.cfi_adjust_cfa_offset 64
+#endif
+	bl	probe_sets_continuation
+	mov	ip, r0
+#if defined(__ARM_PCS_VFP)
+	vpop	{d0-d7}
+	.cfi_adjust_cfa_offset -64
+#endif
+	pop	{r0-r3}
+	.cfi_adjust_cfa_offset -16
+	cmp	ip, #0
+	beq	1f
 	elt_arm_address r4, probe_continuation
 	ldr	r2, [r4]
+1:
 	CALL_HELPER elt_helper_leave
 	EPILOG
 ELT_END(probe_leave)
