@@ -847,6 +847,29 @@ static uint32_t parse_hidden(struct cursor *cur)
 	return scalar_node(cur, ELT_TYPE_POINTER);
 }
 
+/* A variadic argument undergoes C's default argument promotions: no call
+ * passes a bool, char, short or float there, and describing one would have
+ * the getters read a narrower value than the one passed. */
+static uint32_t check_promoted(struct cursor *cur, uint32_t t, size_t at)
+{
+	switch (cur->nodes[t].kind) {
+	case ELT_TYPE_FLOAT:
+		return fail(cur, ELT_E_BAD_SIGNATURE, at,
+			    "a variadic float is passed as a double: write d");
+	case ELT_TYPE_BOOL:
+	case ELT_TYPE_CHAR:
+	case ELT_TYPE_SINT8:
+	case ELT_TYPE_UINT8:
+	case ELT_TYPE_SINT16:
+	case ELT_TYPE_UINT16:
+		return fail(cur, ELT_E_BAD_SIGNATURE, at,
+			    "a variadic %s is passed as an int: write i",
+			    elt_type_kind_name(cur->nodes[t].kind));
+	default:
+		return t;
+	}
+}
+
 /* params := { param } [ '...' { param } ]   (after the '(') */
 static void parse_params(struct cursor *cur)
 {
@@ -886,6 +909,8 @@ static void parse_params(struct cursor *cur)
 				t = fail(cur, ELT_E_BAD_SIGNATURE, cur->pos,
 					 "an array parameter decays to a "
 					 "pointer: write p");
+			if (t != NONE && cur->variadic)
+				t = check_promoted(cur, t, at);
 		}
 		if (t == NONE)
 			return;

@@ -669,13 +669,13 @@ static void test_signatures(void)
 		elt_signature_free(sig);
 	}
 
-	sig = must_parse("i(i T d K ... f)");
+	sig = must_parse("i(i T d K ... l)");
 	if (sig) {
 		ok(sig->this_index == 1 && sig->continuation_index == 3 &&
 		   sig->nfixed == 4 && sig->nparams == 5 &&
 		   sig->params[3]->kind == ELT_TYPE_POINTER &&
-		   sig->params[4]->kind == ELT_TYPE_FLOAT,
-		   "i(i T d K ... f): indices count every parameter");
+		   sig->params[4]->kind == ELT_TYPE_SINT64,
+		   "i(i T d K ... l): indices count every parameter");
 		elt_signature_free(sig);
 	}
 
@@ -769,6 +769,9 @@ static const struct bad_case bad_cases[] = {
 	{ "v(..)", BAD, 2, "expected '...'" },
 	{ "v(i.)", BAD, 3, "expected '...'" },
 	{ "v(. ..)", BAD, 2, "expected '...'" },
+	{ "v(i ... f)", BAD, 8, "a variadic float is passed as a double: write d" },
+	{ "v(i ... d h)", BAD, 10, "a variadic int16 is passed as an int: write i" },
+	{ "v(... z)", BAD, 6, "a variadic bool is passed as an int: write i" },
 	{ "T()", BAD, 0, "T (this) is only valid as a parameter" },
 	{ "K()", BAD, 0, "K (the continuation) is only valid as a parameter" },
 	{ "v({T})", BAD, 3, "T (this) is only valid as a parameter" },
@@ -1308,6 +1311,7 @@ static void fuzz_mutated(void)
 struct gen {
 	char buf[1024];
 	size_t n;
+	bool variadic;          /* generating the arguments after "..." */
 };
 
 static void gen_put(struct gen *g, const char *s)
@@ -1346,6 +1350,11 @@ static void gen_type(struct gen *g, int depth)
 	if (r < 5) {
 		tmp[0] = scal[rnd(sizeof(scal) - 1)];
 		tmp[1] = '\0';
+		/* a variadic argument has been through the default promotions */
+		if (g->variadic && depth == 1 && strchr("zcbBhH", tmp[0]))
+			tmp[0] = 'i';
+		if (g->variadic && depth == 1 && tmp[0] == 'f')
+			tmp[0] = 'd';
 		gen_put(g, tmp);
 	} else if (r == 5) {
 		gen_put(g, "C");
@@ -1408,6 +1417,7 @@ static void fuzz_generated(void)
 			if (p == nfixed) {
 				gen_ws(&g);
 				gen_put(&g, "...");
+				g.variadic = true;
 			}
 			gen_ws(&g);
 			if (p < nfixed && this_at < 0 && rnd(4) == 0) {
