@@ -171,10 +171,6 @@ static int vector_in_mmx(const elt_type *t, const char **why)
 	return 0;
 }
 
-static const char variadic_float_why[] =
-	"a float passed through \"...\" arrives as a double (the default "
-	"argument promotions): write d";
-
 #define VECTOR_ARGUMENT_REGISTERS 3     /* xmm0-2 (ymm, zmm) */
 
 /* The cursor: the next free byte above the caller SP, and the vector
@@ -191,12 +187,6 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 	struct cursor *c = cursor;
 	uint32_t align = t->align >= 16 ? t->align : 4;
 
-	if (variadic && t->kind == ELT_TYPE_FLOAT) {
-		/* a double is there: decoding 4 of its 8 bytes would be wrong,
-		 * and so would every later argument's place */
-		*why = variadic_float_why;
-		return 0;
-	}
 	if (vector_in_mmx(t, why))
 		return 0;
 	if (vector_in_register(t) && !c->variadic && c->vectors < VECTOR_ARGUMENT_REGISTERS) {

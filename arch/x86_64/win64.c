@@ -115,10 +115,6 @@ static int by_reference(const elt_type *t)
 	}
 }
 
-static const char variadic_float_why[] =
-	"a float passed through \"...\" arrives as a double (the default "
-	"argument promotions): write d";
-
 /* The cursor: the next of the four register slots, or stack slot; integer
  * and floating-point arguments share them. */
 struct cursor {
@@ -132,10 +128,6 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 {
 	unsigned slot = ((struct cursor *)cursor)->slot++;
 
-	if (variadic && t->kind == ELT_TYPE_FLOAT) {
-		*why = variadic_float_why;
-		return 0;
-	}
 	if (t->size == 0)
 		return 1;
 	if (by_reference(t)) {
