@@ -187,6 +187,8 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 	struct cursor *c = cursor;
 	uint32_t align = t->align >= 16 ? t->align : 4;
 
+	(void)variadic;         /* the cursor knows: a variadic function
+	                           passes no argument in a vector register */
 	if (vector_in_mmx(t, why))
 		return 0;
 	if (vector_in_register(t) && !c->variadic && c->vectors < VECTOR_ARGUMENT_REGISTERS) {
