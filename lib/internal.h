@@ -82,6 +82,10 @@ ELT_HIDDEN void elt_plugins_thread_exit(void);
  * after this. */
 ELT_HIDDEN void elt_plugins_stop(void);
 ELT_HIDDEN elt_status elt_plugins_fini(void);
+/* The slot whose fini runs now, -1 outside elt_plugins_fini(): one
+ * descriptor may be added twice, and a fini asking for its own slots
+ * means this instance. */
+ELT_HIDDEN extern int elt_plugin_finishing;
 
 /* --- init.c: life cycle -------------------------------------------------- */
 

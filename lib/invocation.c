@@ -537,8 +537,11 @@ void elt_foreach_live_invocation(const elt_plugin *self,
 
 	if (!fn)
 		return;
-	for (plugin = 0; plugin < n && elt_plugins[plugin].desc != self; plugin++)
-		;
+	if (elt_plugin_finishing >= 0 && elt_plugins[elt_plugin_finishing].desc == self)
+		plugin = (unsigned)elt_plugin_finishing;        /* this instance */
+	else
+		for (plugin = 0; plugin < n && elt_plugins[plugin].desc != self; plugin++)
+			;
 	if (plugin == n) {
 		elt_set_error(ELT_E_INVALID_ARGUMENT,
 			      "elt_foreach_live_invocation: plugin '%s' was never added",

@@ -348,6 +348,8 @@ void elt_plugins_stop(void)
 	pthread_mutex_unlock(&plugin_lock);
 }
 
+int elt_plugin_finishing = -1;
+
 elt_status elt_plugins_fini(void)
 {
 	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
@@ -356,7 +358,11 @@ elt_status elt_plugins_fini(void)
 
 	for (i = 0; i < n; i++) {
 		struct elt_plugin_slot *p = &elt_plugins[i];
-		elt_status st = p->fini ? p->fini(p->state) : ELT_OK;
+		elt_status st;
+
+		elt_plugin_finishing = (int)i;
+		st = p->fini ? p->fini(p->state) : ELT_OK;
+		elt_plugin_finishing = -1;
 
 		/* a failed check is what the caller must hear of first */
 		if (st != ELT_OK && (result == ELT_OK || st == ELT_E_CHECK_FAILED))

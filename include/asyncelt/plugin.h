@@ -113,7 +113,8 @@ ELT_API elt_status elt_plugin_load(const char *spec);
  * (include/asyncelt.h, "Logical invocations"), with the calling plugin's
  * slot for it, so that reports can list incomplete invocations.  `function`
  * is NULL for an unregistered function.  Call it only from fini (or when no
- * instrumented thread runs): the records are read without locks. */
+ * instrumented thread runs): the records are read without locks.  From a
+ * fini, a plugin added twice gets the slots of the instance finishing. */
 ELT_API void elt_foreach_live_invocation(const elt_plugin *self,
 	void (*fn)(const elt_invocation *inv, const elt_function_desc *function,
 		   void *slot, void *arg),
