@@ -95,12 +95,46 @@ static int is_integer_class(const elt_type *t)
 	       t->kind == ELT_TYPE_POINTER;
 }
 
-/* Passed as a pointer to a copy (and returned through a hidden pointer). */
-static int is_by_reference(const elt_type *t)
+static int is_aggregate(const elt_type *t)
 {
-	return t->kind == ELT_TYPE_LONGDOUBLE || t->kind == ELT_TYPE_SINT128 ||
-	       t->kind == ELT_TYPE_UINT128 || t->kind == ELT_TYPE_COMPLEX;
+	return t->kind == ELT_TYPE_STRUCT || t->kind == ELT_TYPE_UNION;
 }
+
+/* A float or double, or a struct of one member (nested as deep as it
+ * goes) that is one: the ABI treats such a struct as that member, in an
+ * FP register.  Not a union, not an array of one. */
+static const elt_type *single_real(const elt_type *t)
+{
+	while (t->kind == ELT_TYPE_STRUCT) {
+		if (t->count != 1)
+			return NULL;
+		t = t->members[0];
+	}
+	return t->kind == ELT_TYPE_FLOAT || t->kind == ELT_TYPE_DOUBLE ? t : NULL;
+}
+
+/* A struct or union of 1, 2, 4 or 8 bytes: passed like an integer of its
+ * size (and, like every aggregate, returned through memory). */
+static int is_integer_sized(const elt_type *t)
+{
+	return is_aggregate(t) && t->size <= 8 && (t->size & (t->size - 1)) == 0 &&
+	       t->size != 0;
+}
+
+#ifdef __VX__
+/* Built for the z13 vector ABI: a vector, or a struct of one, is passed in
+ * v24-v31 (named) or on the stack (variadic), and returned in v24. */
+static int is_vector_abi_value(const elt_type *t)
+{
+	while (t->kind == ELT_TYPE_STRUCT && t->count == 1)
+		t = t->members[0];
+	return t->kind == ELT_TYPE_VECTOR && t->size <= 16;
+}
+
+static const char vector_abi_why[] =
+	"vectors are in v24-v31 in the z13 vector ABI this library was built "
+	"for: not decoded on s390x";
+#endif
 
 /* An 8-byte integer register or stack slot holding a value of `size`
  * bytes, right-aligned (big-endian, extended to 64 bits). */
@@ -115,83 +149,80 @@ static void integer_slot(struct elt_plan_builder *b, struct cursor *c, uint32_t 
 	}
 }
 
-/* Places one argument; returns 0 when its type is not decoded here, since
- * every later argument's place then depends on it. */
+/* Places one argument.  Every type the signature language has is placed:
+ * by value in a register or slot when it fits one of them, else as a
+ * pointer to a copy.  Variadic arguments follow the same rules. */
 static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
 	struct cursor *c = cursor;
+	const elt_type *real = single_real(t);
 
-	(void)variadic;         /* placed like fixed arguments */
+	(void)variadic;
+#ifdef __VX__
+	if (is_vector_abi_value(t)) {
+		*why = vector_abi_why;
+		return 0;
+	}
+#else
 	(void)why;
-	if (is_integer_class(t)) {
-		integer_slot(b, c, t->size);
-		return 1;
-	}
-	if (is_by_reference(t)) {
-		if (c->gpr < GPR_ARGS)
-			elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_S390X_GPR_AT(2 + c->gpr++),
-				       t->size, 0);
-		else {
-			elt_plan_piece(b, ELT_SRC_STACK_REF, c->stack, t->size, 0);
-			c->stack += 8;
-		}
-		return 1;
-	}
-	switch (t->kind) {
-	case ELT_TYPE_FLOAT:
-	case ELT_TYPE_DOUBLE:
+#endif
+	if (real) {
 		if (c->fpr < FPR_ARGS) {
 			/* the leftmost bytes of f0, f2, f4, f6 */
 			elt_plan_piece(b, ELT_SRC_FRAME, ELT_S390X_FPR_AT(2 * c->fpr++),
-				       t->size, 0);
+				       real->size, 0);
 		} else {
-			elt_plan_piece(b, ELT_SRC_STACK, c->stack + 8 - t->size, t->size, 0);
+			elt_plan_piece(b, ELT_SRC_STACK, c->stack + 8 - real->size,
+				       real->size, 0);
 			c->stack += 8;
 		}
 		return 1;
-	default:
-		return 0;
 	}
+	if (is_integer_class(t) || is_integer_sized(t)) {
+		integer_slot(b, c, t->size);
+		return 1;
+	}
+	/* long double, __int128, complex, vectors, other aggregates (empty
+	 * ones too): the address of a copy */
+	if (c->gpr < GPR_ARGS)
+		elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_S390X_GPR_AT(2 + c->gpr++), t->size, 0);
+	else {
+		elt_plan_piece(b, ELT_SRC_STACK_REF, c->stack, t->size, 0);
+		c->stack += 8;
+	}
+	return 1;
 }
 
-/* Returns 0 when the type is not decoded here; sets *hidden when the
- * result comes back through a pointer passed in r2. */
-static int place_result(struct elt_plan_builder *b, const elt_type *t, int *hidden)
-{
-	*hidden = 0;
-	if (is_integer_class(t)) {
-		elt_plan_piece(b, ELT_SRC_FRAME, ELT_S390X_GPR_AT(2) + 8 - t->size, t->size, 0);
-		return 1;
-	}
-	if (is_by_reference(t)) {
-		elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_S390X_GPR_AT(2), t->size, 0);
-		*hidden = 1;
-		return 1;
-	}
-	switch (t->kind) {
-	case ELT_TYPE_VOID:
-		return 1;
-	case ELT_TYPE_FLOAT:
-	case ELT_TYPE_DOUBLE:
-		elt_plan_piece(b, ELT_SRC_FRAME, ELT_S390X_FPR_AT(0), t->size, 0);
-		return 1;
-	default:
-		return 0;
-	}
-}
-
+/* Integers come back in r2, float and double in f0; every other type
+ * (aggregates of any size, complex, vectors, long double, __int128)
+ * through memory: the caller passes the buffer's address in r2, so the
+ * arguments start at r3, and r2 holds it again at the return. */
 static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
 			const char **why)
 {
 	struct cursor *c = cursor;
-	int hidden;
 
-	(void)why;
-	if (!place_result(b, t, &hidden))
+#ifdef __VX__
+	if (is_vector_abi_value(t)) {
+		*why = vector_abi_why;
 		return 0;
-	if (hidden)
-		c->gpr = 1;      /* the first argument register carries the result's address */
+	}
+#else
+	(void)why;
+#endif
+	if (t->kind == ELT_TYPE_VOID)
+		return 1;
+	if (is_integer_class(t)) {
+		elt_plan_piece(b, ELT_SRC_FRAME, ELT_S390X_GPR_AT(2) + 8 - t->size, t->size, 0);
+		return 1;
+	}
+	if (t->kind == ELT_TYPE_FLOAT || t->kind == ELT_TYPE_DOUBLE) {
+		elt_plan_piece(b, ELT_SRC_FRAME, ELT_S390X_FPR_AT(0), t->size, 0);
+		return 1;
+	}
+	elt_plan_piece(b, ELT_SRC_FRAME_REF, ELT_S390X_GPR_AT(2), t->size, 0);
+	c->gpr = 1;     /* the first argument register carries the result's address */
 	return 1;
 }
 
