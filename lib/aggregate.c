@@ -41,19 +41,21 @@ static int same_base(const elt_type *a, const elt_type *b)
 	return a->kind == b->kind && a->size == b->size;
 }
 
-/* How many bases `t` counts as, with *base set by the first leaf found;
- * 0 when `t` is not homogeneous (or has nothing in it). */
-static uint32_t count_bases(const elt_type *t, const elt_type **base)
+/* How many bases `t` counts as, with *base set by the first leaf found:
+ * 0 for an empty aggregate (which a homogeneous one may hold, as in GCC),
+ * -1 when `t` is not homogeneous. */
+static int64_t count_bases(const elt_type *t, const elt_type **base)
 {
-	uint32_t i, n, total = 0;
+	int64_t n, total = 0;
+	uint32_t i;
 
 	switch (t->kind) {
 	case ELT_TYPE_STRUCT:
 	case ELT_TYPE_UNION:
 		for (i = 0; i < t->count; i++) {
 			n = count_bases(t->members[i], base);
-			if (n == 0)
-				return 0;
+			if (n < 0)
+				return -1;
 			if (t->kind == ELT_TYPE_UNION)
 				total = n > total ? n : total;
 			else
@@ -63,33 +65,30 @@ static uint32_t count_bases(const elt_type *t, const elt_type **base)
 	case ELT_TYPE_ARRAY:
 	case ELT_TYPE_COMPLEX:
 		n = count_bases(t->element, base);
-		if (n == 0 || (uint64_t)n * t->count > UINT32_MAX)
-			return 0;
-		total = n * t->count;
+		if (n < 0)
+			return -1;
+		total = n * t->count;   /* sizes are below 2^31: no overflow */
 		break;
 	default:
-		if (!is_floating(t))
-			return 0;
-		if (*base && !same_base(*base, t))
-			return 0;
+		if (!is_floating(t) || (*base && !same_base(*base, t)))
+			return -1;
 		*base = t;
 		return 1;
 	}
-	/* padding (or a packed layout that leaves none where the base
-	 * needs it) disqualifies it */
-	if (*base && (uint64_t)total * (*base)->size != t->size)
-		return 0;
+	/* padding anywhere disqualifies it */
+	if (*base && total * (*base)->size != t->size)
+		return -1;
 	return total;
 }
 
 int elt_aggregate_homogeneous(const elt_type *t, struct elt_homogeneous *out)
 {
 	const elt_type *base = NULL;
-	uint32_t n = count_bases(t, &base);
+	int64_t n = count_bases(t, &base);
 
-	if (n == 0 || !base)
+	if (n <= 0 || n > UINT32_MAX)
 		return 0;
 	out->base = base;
-	out->count = n;
+	out->count = (uint32_t)n;
 	return 1;
 }

@@ -36,7 +36,9 @@ int elt_aggregate_walk(const elt_type *t, uint32_t base, elt_leaf_visitor visit,
  * floating-point type, or vectors of one same size, with no padding
  * anywhere.  Complex values count as two of their element, arrays as their
  * element count times the element's, unions as their largest member (all
- * of the same base), structs as the sum of their members.
+ * of the same base), structs as the sum of their members; an empty struct
+ * or union inside counts as nothing (GCC's view), but one alone is not
+ * homogeneous.
  */
 struct elt_homogeneous {
 	const elt_type *base;   /* float, double, long double or a vector */
@@ -44,7 +46,7 @@ struct elt_homogeneous {
 };
 
 /* 1 and *out filled when `t` (any kind, a lone scalar included) is made of
- * one base type only and has no padding; 0 otherwise (empty aggregates,
+ * one base type only and has no padding; 0 otherwise (nothing in it,
  * integers, mixed bases).  The ABI then checks count against its own
  * limit (4 on ARM and AArch64, 8 on ppc64le). */
 int elt_aggregate_homogeneous(const elt_type *t, struct elt_homogeneous *out);

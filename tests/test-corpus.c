@@ -274,6 +274,13 @@ static void dump(const char *label, const unsigned char *bytes, size_t n)
 
 static void explain(void)
 {
+	char what[48];
+
+	/* "argument 3", "return value" */
+	if (seen.index)
+		snprintf(what, sizeof(what), "%s %u", seen.where, seen.index);
+	else
+		snprintf(what, sizeof(what), "%s", seen.where);
 	switch (seen.problem) {
 	case FINE:
 		break;
@@ -292,13 +299,13 @@ static void explain(void)
 		tap_diag("  %zu arguments decoded, %u passed", seen.count, current->nargs);
 		break;
 	case WRONG_LENGTH:
-		tap_diag("  %s %u: range of %zu bytes, want %zu", seen.where, seen.index,
-			 seen.length, seen.want_length);
+		tap_diag("  %s: range of %zu bytes, want %zu", what, seen.length,
+			 seen.want_length);
 		break;
 	case WRONG_BYTES:
 	case CLOBBERED:
-		tap_diag("  %s %u (%zu bytes): first difference at byte %u", seen.where,
-			 seen.index, seen.length, (unsigned)seen.at);
+		tap_diag("  %s (%zu bytes): first difference at byte %u", what, seen.length,
+			 (unsigned)seen.at);
 		dump("want:", seen.want, seen.length);
 		dump("got: ", seen.got, seen.length);
 		break;

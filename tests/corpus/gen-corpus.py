@@ -334,7 +334,8 @@ def make_case(rng, number, forced_size=None):
     r = rng
     # the result
     pick = r.random()
-    if forced_size is not None and r.random() < 0.5:
+    sized_result = forced_size is not None and r.random() < 0.5
+    if sized_result:
         ret = g.sized_struct(forced_size)
     elif pick < 0.15:
         ret = ('v', 'void', None, (0, 1))
@@ -349,8 +350,7 @@ def make_case(rng, number, forced_size=None):
     else:
         n = r.randint(11, 24)
     params = [g.value_type() for _ in range(n)]
-    if forced_size is not None and ret[1] == 'void' or (forced_size is not None
-                                                       and not ret[0].startswith('{')):
+    if forced_size is not None and not sized_result:
         params.insert(r.randint(0, len(params)), g.sized_struct(forced_size))
     variadic = []
     if r.random() < 0.12 and params:
@@ -361,7 +361,7 @@ def make_case(rng, number, forced_size=None):
     return g, ret, params, variadic, this, k_at
 
 
-def emit_case(out, number, seed, case):
+def emit_case(out, number, case):
     g, ret, params, variadic, this, k_at = case
     # The parameter list as passed: T first, K where it goes.
     passed = []   # (sig, ctype, expr, reported)
@@ -464,8 +464,7 @@ def main():
             number += 1
             # the first 80 cases pass (or return) a struct of each size
             forced = number if number <= 80 else None
-            entry, guard = emit_case(out, number, args.seed,
-                                     make_case(rng, number, forced))
+            entry, guard = emit_case(out, number, make_case(rng, number, forced))
             guarded += guard
             entries.append(entry)
         out.append('const struct corpus_case corpus_cases_%d[] = {' % part)
