@@ -13,11 +13,15 @@
  *  - float, double: f0, f2, f4, f6, then stack slots (a float in the last
  *    4 bytes of its slot, the first 4 of its register); variadic
  *    arguments the same;
- *  - long double (IEEE quad), __int128 and every complex type: a pointer
- *    to a copy, in the next integer register or slot;
- *  - results: integers in r2, float/double in f0; long double, __int128
- *    and complex through a hidden pointer passed in r2 (the arguments
- *    then start at r3), which is back in r2 at the return.
+ *  - a struct whose only member is a float or double: like that member;
+ *  - other structs and unions of 1, 2, 4 or 8 bytes: like an integer of
+ *    that size;
+ *  - long double (IEEE quad), __int128, every complex type, vectors (in
+ *    the default ABI) and every other aggregate: a pointer to a copy, in
+ *    the next integer register or slot;
+ *  - results: integers in r2, float/double in f0; everything else through
+ *    a hidden pointer passed in r2 (the arguments then start at r3),
+ *    which is back in r2 at the return.
  */
 #include "internal.h"
 #include "frame.h"
@@ -83,9 +87,10 @@ uintptr_t elt_arch_return_address(const struct elt_info *info)
 
 #define GPR_ARGS 5              /* r2-r6 */
 #define FPR_ARGS 4              /* f0, f2, f4, f6 */
+#define VR_ARGS 8               /* v24-v31, vector ABI only */
 
 struct cursor {
-	unsigned gpr, fpr;
+	unsigned gpr, fpr, vr;
 	uint32_t stack;         /* next slot, from the caller SP */
 };
 
@@ -122,18 +127,41 @@ static int is_integer_sized(const elt_type *t)
 }
 
 #ifdef __VX__
-/* Built for the z13 vector ABI: a vector, or a struct of one, is passed in
- * v24-v31 (named) or on the stack (variadic), and returned in v24. */
+/*
+ * Built for the z13 vector ABI (-march=z13 or -mvx: GCC defines __VX__),
+ * as the code that calls the helpers must be too: a vector of at most 16
+ * bytes, or a struct of one member that is one (through nested one-member
+ * structs, with no padding), is passed by value: named ones in v24 v26
+ * v28 v30 v25 v27 v29 v31 (the leftmost bytes), the others and those that
+ * find no register in the next stack slots.  A lone vector is returned in
+ * v24, a struct of one in memory like any aggregate.
+ */
 static int is_vector_abi_value(const elt_type *t)
 {
-	while (t->kind == ELT_TYPE_STRUCT && t->count == 1)
+	while (t->kind == ELT_TYPE_STRUCT) {
+		if (t->count != 1 || t->members[0]->size != t->size)
+			return 0;
 		t = t->members[0];
+	}
 	return t->kind == ELT_TYPE_VECTOR && t->size <= 16;
 }
 
-static const char vector_abi_why[] =
-	"vectors are in v24-v31 in the z13 vector ABI this library was built "
-	"for: not decoded on s390x";
+/* v24 + n: the image keeps v24-v31 in register order */
+#define VR_OFFSET(n) (ELT_S390X_VEC_HIGH + (n) * ELT_S390X_VEC_SLOT)
+
+/* The order the ABI hands them out in, like f0 f2 f4 f6 for floats. */
+static const unsigned char vr_order[VR_ARGS] = { 0, 2, 4, 6, 1, 3, 5, 7 };
+
+static void vector_argument(struct elt_plan_builder *b, struct cursor *c,
+			    const elt_type *t, int variadic)
+{
+	if (!variadic && c->vr < VR_ARGS) {
+		elt_plan_piece(b, ELT_SRC_FRAME, VR_OFFSET(vr_order[c->vr++]), t->size, 0);
+	} else {
+		elt_plan_piece(b, ELT_SRC_STACK, c->stack, t->size, 0);
+		c->stack += (t->size + 7) & ~7u;
+	}
+}
 #endif
 
 /* An 8-byte integer register or stack slot holding a value of `size`
@@ -158,14 +186,14 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 	struct cursor *c = cursor;
 	const elt_type *real = single_real(t);
 
-	(void)variadic;
+	(void)why;
 #ifdef __VX__
 	if (is_vector_abi_value(t)) {
-		*why = vector_abi_why;
-		return 0;
+		vector_argument(b, c, t, variadic);
+		return 1;
 	}
 #else
-	(void)why;
+	(void)variadic;
 #endif
 	if (real) {
 		if (c->fpr < FPR_ARGS) {
@@ -203,13 +231,12 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 {
 	struct cursor *c = cursor;
 
-#ifdef __VX__
-	if (is_vector_abi_value(t)) {
-		*why = vector_abi_why;
-		return 0;
-	}
-#else
 	(void)why;
+#ifdef __VX__
+	if (t->kind == ELT_TYPE_VECTOR && t->size <= 16) {
+		elt_plan_piece(b, ELT_SRC_FRAME, VR_OFFSET(0), t->size, 0);
+		return 1;
+	}
 #endif
 	if (t->kind == ELT_TYPE_VOID)
 		return 1;
@@ -229,7 +256,7 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 static void begin(void *cursor, const elt_signature *sig)
 {
 	(void)sig;
-	*(struct cursor *)cursor = (struct cursor){ 0, 0, ELT_S390X_STACK_ARGS };
+	*(struct cursor *)cursor = (struct cursor){ 0, 0, 0, ELT_S390X_STACK_ARGS };
 }
 
 _Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");
