@@ -54,6 +54,10 @@ uintptr_t elt_arch_return_address(const struct elt_info *info)
 #define A_OFFSET(n) (ELT_RISCV64_A0 + (n) * 8u)
 #define FA_OFFSET(n) (ELT_RISCV64_FA0 + (n) * 8u)
 
+/* What the integer convention passes in registers: two XLEN words.  A
+ * larger value is passed by reference and returned through memory. */
+#define PAIR_SIZE 16u
+
 struct cursor {
 	unsigned gpr, fpr;      /* next free a-register, fa-register */
 	uint32_t stack;         /* next free byte above the caller SP */
@@ -64,10 +68,149 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-static int is_integer_class(const elt_type *t)
+/* The integers the floating-point convention pairs with a real: not
+ * pointers (GCC does not count them), nor anything wider than a register. */
+static int is_small_integer(const elt_type *t)
 {
-	return (t->kind >= ELT_TYPE_BOOL && t->kind <= ELT_TYPE_UINT64) ||
-	       t->kind == ELT_TYPE_POINTER;
+	return t->kind >= ELT_TYPE_BOOL && t->kind <= ELT_TYPE_UINT64;
+}
+
+/* A real an FP register holds: float, double (not the 16-byte long double). */
+static int is_small_real(const elt_type *t)
+{
+	return t->kind == ELT_TYPE_FLOAT || t->kind == ELT_TYPE_DOUBLE;
+}
+
+/*
+ * The floating-point convention looks at a value as at most two fields,
+ * each a real or an integer of at most 8 bytes: a struct flattened through
+ * nested structs and arrays, a complex number as its two parts.  Any union,
+ * vector, pointer, wider scalar, array of nothing, or a third field makes
+ * the value ineligible.  This is GCC's flattening, which differs from a
+ * plain leaf walk (elt_aggregate_walk) on exactly those points: a union or
+ * an empty array element ends it, and a complex number only counts when it
+ * comes first.
+ */
+struct fp_field {
+	const elt_type *type;
+	uint32_t offset;
+};
+
+/* Adds the fields of `t` (at `offset`) after the `n` found so far; returns
+ * the new count, or -1 when the value is not eligible. */
+static int flatten(const elt_type *t, struct fp_field field[2], int n, uint32_t offset)
+{
+	struct fp_field sub[2];
+	int nsub, j;
+	uint32_t i;
+
+	switch (t->kind) {
+	case ELT_TYPE_STRUCT:
+		for (i = 0; i < t->count && n >= 0; i++)
+			n = flatten(t->members[i], field, n, offset + t->offsets[i]);
+		return n;
+	case ELT_TYPE_ARRAY:
+		nsub = flatten(t->element, sub, 0, offset);
+		if (nsub <= 0)
+			return -1;
+		for (i = 0; i < t->count; i++) {
+			for (j = 0; j < nsub; j++) {
+				if (n >= 2)
+					return -1;
+				field[n] = sub[j];
+				field[n++].offset += i * t->element->size;
+			}
+		}
+		return n;
+	case ELT_TYPE_COMPLEX:
+		if (n != 0 || !is_small_real(t->element))
+			return -1;
+		field[0] = (struct fp_field){ t->element, offset };
+		field[1] = (struct fp_field){ t->element, offset + t->element->size };
+		return 2;
+	default:
+		if (n >= 2 || !(is_small_real(t) || is_small_integer(t)))
+			return -1;
+		field[n] = (struct fp_field){ t, offset };
+		return n + 1;
+	}
+}
+
+enum fp_class {
+	FP_NONE,        /* the integer convention */
+	FP_REALS,       /* one or two reals: as many fa-registers */
+	FP_MIXED,       /* a real and an integer: an fa- and an a-register */
+};
+
+/* How the floating-point convention would pass `t` (named arguments and
+ * return values only): a struct, a complex number or a lone real; every
+ * other kind (unions, vectors, integers) follows the integer convention. */
+static enum fp_class fp_classify(const elt_type *t, struct fp_field field[2], int *count)
+{
+	int n, reals = 0, i;
+
+	if (t->kind != ELT_TYPE_STRUCT && t->kind != ELT_TYPE_COMPLEX && !is_small_real(t))
+		return FP_NONE;
+	n = flatten(t, field, 0, 0);
+	for (i = 0; i < n; i++)
+		reals += is_small_real(field[i].type);
+	*count = n;
+	if (n > 0 && reals == n)
+		return FP_REALS;
+	if (n == 2 && reals == 1)
+		return FP_MIXED;
+	return FP_NONE;
+}
+
+/* Emits the pieces of a value, merging one that continues the previous
+ * (a double in fa0 and one in fa1 are adjacent in the image too), so that
+ * such a value is read in place. */
+struct pieces {
+	struct elt_piece p[2];
+	unsigned n;
+};
+
+static void add_piece(struct pieces *ps, enum elt_source source, uint32_t offset,
+		      uint32_t length, uint32_t dest)
+{
+	struct elt_piece *last = ps->n ? &ps->p[ps->n - 1] : NULL;
+
+	if (last && last->source == source && last->offset + last->length == offset &&
+	    last->dest + last->length == dest) {
+		last->length += length;
+		return;
+	}
+	ps->p[ps->n++] = (struct elt_piece){ .source = (uint8_t)source, .offset = offset,
+					     .length = length, .dest = dest };
+}
+
+static void emit(struct elt_plan_builder *b, const struct pieces *ps)
+{
+	unsigned i;
+
+	for (i = 0; i < ps->n; i++)
+		elt_plan_piece(b, ps->p[i].source, ps->p[i].offset, ps->p[i].length,
+			       ps->p[i].dest);
+}
+
+/* The fields of an FP-convention value, in the registers from *fpr and
+ * *gpr on: a real in the next fa-register (a float in its low 4 bytes), an
+ * integer in the next a-register (in its low bytes, extended). */
+static void fp_registers(struct elt_plan_builder *b, const struct fp_field *field, int n,
+			 unsigned *gpr, unsigned *fpr)
+{
+	struct pieces ps = { .n = 0 };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t size = field[i].type->size;
+
+		if (is_small_real(field[i].type))
+			add_piece(&ps, ELT_SRC_FRAME, FA_OFFSET((*fpr)++), size, field[i].offset);
+		else
+			add_piece(&ps, ELT_SRC_FRAME, A_OFFSET((*gpr)++), size, field[i].offset);
+	}
+	emit(b, &ps);
 }
 
 /* Stack arguments take 8-byte slots; a 16-byte aligned one starts on a
@@ -81,150 +224,111 @@ static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size
 	c->stack += align_up(size, 8);
 }
 
-/* A value of at most 8 bytes by the integer convention: the next
- * a-register, else an 8-byte stack slot; either way in the low bytes. */
-static void integer_word(struct elt_plan_builder *b, struct cursor *c, uint32_t size)
+/*
+ * The integer convention, for any value of at most 16 bytes (scalars,
+ * aggregates, vectors, and what found no FP registers): one or two
+ * consecutive a-registers, low bytes first, any pair; a value of two words
+ * that finds only a7 is split between a7 and the first stack slot; else
+ * the stack.  A variadic one aligned to 16 takes an even-odd pair (a7
+ * stays unused) or goes on the stack whole.  The registers of a pair are
+ * adjacent in the image: such a value is read in place.
+ */
+static void integer_words(struct elt_plan_builder *b, struct cursor *c, uint32_t size,
+			  uint32_t align, int variadic)
 {
-	if (c->gpr < ELT_RISCV64_GPR_ARGS)
-		elt_plan_piece(b, ELT_SRC_FRAME, A_OFFSET(c->gpr++), size, 0);
-	else
-		on_stack(b, c, size, 8);
-}
+	unsigned words = (size + 7) / 8;
 
-/* A 16-byte value by the integer convention (__int128, long double, a
- * complex double that found no FP registers): two consecutive a-registers,
- * low half first, any pair; a named one that finds only a7 is split
- * between a7 and the first stack slot.  A variadic one aligned to 16 takes
- * an even-odd pair (a7 stays unused) or goes on the stack whole. */
-static void integer_pair(struct elt_plan_builder *b, struct cursor *c, uint32_t align,
-			 int variadic)
-{
+	if (size == 0)
+		return;         /* an empty struct takes nothing */
 	if (variadic && align > 8)
 		c->gpr += c->gpr & 1;
-	if (c->gpr + 2 <= ELT_RISCV64_GPR_ARGS) {
-		/* the slots of consecutive registers are adjacent */
-		elt_plan_piece(b, ELT_SRC_FRAME, A_OFFSET(c->gpr), 16, 0);
-		c->gpr += 2;
-	} else if (c->gpr + 1 == ELT_RISCV64_GPR_ARGS) {
+	if (c->gpr + words <= ELT_RISCV64_GPR_ARGS) {
+		elt_plan_piece(b, ELT_SRC_FRAME, A_OFFSET(c->gpr), size, 0);
+		c->gpr += words;
+	} else if (c->gpr < ELT_RISCV64_GPR_ARGS) {
+		/* two words, one register left: the stack holds the rest,
+		 * and this is its first slot (no stack was used yet) */
 		elt_plan_piece(b, ELT_SRC_FRAME, A_OFFSET(c->gpr), 8, 0);
 		c->gpr++;
-		elt_plan_piece(b, ELT_SRC_STACK, c->stack, 8, 8);
+		elt_plan_piece(b, ELT_SRC_STACK, c->stack, size - 8, 8);
 		c->stack += 8;
 	} else {
-		on_stack(b, c, 16, align);
+		on_stack(b, c, size, align);
 	}
 }
 
-/* Places one argument; returns 0 when its type is not decoded here, since
- * every later argument's place then depends on it. */
+/* Over 16 bytes: the caller passes the address of a copy, in the next
+ * a-register or stack slot. */
+static void by_reference(struct elt_plan_builder *b, struct cursor *c, uint32_t size)
+{
+	if (c->gpr < ELT_RISCV64_GPR_ARGS) {
+		elt_plan_piece(b, ELT_SRC_FRAME_REF, A_OFFSET(c->gpr++), size, 0);
+	} else {
+		elt_plan_piece(b, ELT_SRC_STACK_REF, c->stack, size, 0);
+		c->stack += 8;
+	}
+}
+
+/* Places one argument.  Every type the signature language has is placed:
+ * the floating-point convention for named reals and FP structs while
+ * registers last, the integer convention for the rest. */
 static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
 	struct cursor *c = cursor;
+	struct fp_field field[2];
+	int n = 0;
 
 	(void)why;
-	if (is_integer_class(t)) {
-		integer_word(b, c, t->size);
-		return 1;
-	}
-	switch (t->kind) {
-	case ELT_TYPE_SINT128:
-	case ELT_TYPE_UINT128:
-	case ELT_TYPE_LONGDOUBLE:       /* IEEE quad: wider than an FP register */
-		integer_pair(b, c, t->align, variadic);
-		return 1;
-	case ELT_TYPE_FLOAT:
-	case ELT_TYPE_DOUBLE:
-		/* Named: an fa-register while one is free, then the integer
-		 * convention.  Variadic: always the integer convention. */
-		if (!variadic && c->fpr < ELT_RISCV64_FPR_ARGS)
-			elt_plan_piece(b, ELT_SRC_FRAME, FA_OFFSET(c->fpr++), t->size, 0);
-		else
-			integer_word(b, c, t->size);
-		return 1;
-	case ELT_TYPE_COMPLEX:
-		if (t->element->kind == ELT_TYPE_LONGDOUBLE) {
-			/* 32 bytes: by reference, the address in an a-register
-			 * or a stack slot */
-			if (c->gpr < ELT_RISCV64_GPR_ARGS) {
-				elt_plan_piece(b, ELT_SRC_FRAME_REF, A_OFFSET(c->gpr++),
-					       t->size, 0);
-			} else {
-				elt_plan_piece(b, ELT_SRC_STACK_REF, c->stack, t->size, 0);
-				c->stack += 8;
+	if (!variadic) {
+		switch (fp_classify(t, field, &n)) {
+		case FP_REALS:
+			if (c->fpr + (unsigned)n <= ELT_RISCV64_FPR_ARGS) {
+				fp_registers(b, field, n, &c->gpr, &c->fpr);
+				return 1;
 			}
-		} else if (!variadic && c->fpr + 2 <= ELT_RISCV64_FPR_ARGS) {
-			/* like a struct of two reals: two fa-registers */
-			if (t->element->kind == ELT_TYPE_FLOAT) {
-				elt_plan_piece(b, ELT_SRC_FRAME, FA_OFFSET(c->fpr), 4, 0);
-				elt_plan_piece(b, ELT_SRC_FRAME, FA_OFFSET(c->fpr + 1), 4, 4);
-			} else {
-				elt_plan_piece(b, ELT_SRC_FRAME, FA_OFFSET(c->fpr), 16, 0);
+			break;
+		case FP_MIXED:
+			if (c->fpr < ELT_RISCV64_FPR_ARGS && c->gpr < ELT_RISCV64_GPR_ARGS) {
+				fp_registers(b, field, n, &c->gpr, &c->fpr);
+				return 1;
 			}
-			c->fpr += 2;
-		} else if (t->element->kind == ELT_TYPE_FLOAT) {
-			integer_word(b, c, 8);          /* both parts in one word */
-		} else {
-			integer_pair(b, c, t->align, variadic);
+			break;
+		case FP_NONE:
+			break;
 		}
-		return 1;
-	default:
-		return 0;
 	}
+	if (t->size > PAIR_SIZE)
+		by_reference(b, c, t->size);
+	else
+		integer_words(b, c, t->size, t->align, variadic);
+	return 1;
 }
 
-/* Places the return value; 0 when it is not decoded here.  *hidden is set
- * when the caller passes the result's address in a0 (a value returned by
- * reference), which moves every argument one register on. */
-static int place_result(struct elt_plan_builder *b, const elt_type *t, int *hidden)
-{
-	*hidden = 0;
-	if (is_integer_class(t)) {
-		elt_plan_piece(b, ELT_SRC_FRAME, A_OFFSET(0), t->size, 0);
-		return 1;
-	}
-	switch (t->kind) {
-	case ELT_TYPE_VOID:
-		return 1;
-	case ELT_TYPE_SINT128:
-	case ELT_TYPE_UINT128:
-	case ELT_TYPE_LONGDOUBLE:
-		elt_plan_piece(b, ELT_SRC_FRAME, A_OFFSET(0), 16, 0);  /* a0:a1 */
-		return 1;
-	case ELT_TYPE_FLOAT:
-	case ELT_TYPE_DOUBLE:
-		elt_plan_piece(b, ELT_SRC_FRAME, FA_OFFSET(0), t->size, 0);
-		return 1;
-	case ELT_TYPE_COMPLEX:
-		if (t->element->kind == ELT_TYPE_LONGDOUBLE) {
-			/* Through memory: at Leave a0 holds the address
-			 * (doc/abi.md: GCC's code returns it there, a JIT
-			 * puts it there). */
-			elt_plan_piece(b, ELT_SRC_FRAME_REF, A_OFFSET(0), t->size, 0);
-			*hidden = 1;
-		} else if (t->element->kind == ELT_TYPE_FLOAT) {
-			elt_plan_piece(b, ELT_SRC_FRAME, FA_OFFSET(0), 4, 0);
-			elt_plan_piece(b, ELT_SRC_FRAME, FA_OFFSET(1), 4, 4);
-		} else {
-			elt_plan_piece(b, ELT_SRC_FRAME, FA_OFFSET(0), 16, 0);  /* fa0:fa1 */
-		}
-		return 1;
-	default:
-		return 0;
-	}
-}
-
+/* Places the return value: fa0/fa1 (and a0) by the floating-point
+ * convention, a0/a1 by the integer one, or, over 16 bytes, through memory:
+ * the caller passes the address in a0, which moves every argument one
+ * register on, and a0 holds it at Leave (doc/abi.md: GCC's code returns it
+ * there, a JIT puts it there). */
 static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
 			const char **why)
 {
 	struct cursor *c = cursor;
-	int hidden;
+	struct fp_field field[2];
+	unsigned gpr = 0, fpr = 0;
+	int n = 0;
 
 	(void)why;
-	if (!place_result(b, t, &hidden))
-		return 0;
-	if (hidden)
-		c->gpr = 1;      /* the first argument register carries the result's address */
+	if (t->kind == ELT_TYPE_VOID || t->size == 0)
+		return 1;
+	if (fp_classify(t, field, &n) != FP_NONE) {
+		fp_registers(b, field, n, &gpr, &fpr);
+	} else if (t->size > PAIR_SIZE) {
+		elt_plan_piece(b, ELT_SRC_FRAME_REF, A_OFFSET(0), t->size, 0);
+		c->gpr = 1;
+	} else {
+		elt_plan_piece(b, ELT_SRC_FRAME, A_OFFSET(0), t->size, 0);     /* a0, a1 */
+	}
 	return 1;
 }
 
