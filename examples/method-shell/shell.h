@@ -1,0 +1,114 @@
+/*
+ * The method shell: the code a JIT wraps around an async method's body,
+ * written once per ABI as an assembler macro so that a runtime's methods
+ * are instances of it rather than hand-written functions.
+ *
+ *     SHELL_METHOD name, body, kind, clobbered
+ *
+ * emits a function `name` that
+ *   1. calls elt_helper_enter with every argument live (the continuation
+ *      K first, then up to SHELL_MAX_ARGS integer or pointer arguments, all
+ *      in registers),
+ *   2. calls the C function `body` with those same arguments,
+ *   3. moves the body's result where the ABI returns it: a suspension puts
+ *      the continuation in the continuation return register (and a junk
+ *      value in the result register: a suspension has no result); a final
+ *      return puts the result in the integer or floating-point return
+ *      register (kind SHELL_RET_INT, SHELL_RET_DOUBLE, SHELL_RET_VOID) and
+ *      zero in the continuation return register,
+ *   4. calls elt_helper_leave with all of that live, and returns.
+ * The function id it passes the helpers is its own address.
+ *
+ * A body is C:
+ *     struct shell_int_result body(void *k, <args>);     SHELL_RET_INT
+ *     struct shell_double_result body(void *k, <args>);  SHELL_RET_DOUBLE
+ *     void *body(void *k, <args>);                       SHELL_RET_VOID
+ * returning the continuation (NULL at the final return).  After Leave the
+ * shell checks that the continuation return register still holds what it
+ * put there, and counts a difference in the unsigned long `clobbered`:
+ * the bug the helpers exist to prevent would show there.
+ *
+ *     SHELL_INVOKE name
+ *
+ * emits `void name(void (*method)(void), struct shell_call *call)`, the
+ * dispatcher's side: C cannot pass a continuation in a register or read
+ * the continuation return register after a call, so this loads the
+ * arguments from `call`, calls the method, and stores what it returned.
+ *
+ * One file per ABI (examples/method-shell/<abi>.h); this header picks the
+ * one for the target by compiler macros, and says SHELL_AVAILABLE 0 where
+ * there is none yet.  Shared by C and assembly: the _Static_asserts below
+ * check the offsets the assembly uses against struct shell_call.
+ */
+#ifndef EXAMPLES_METHOD_SHELL_H
+#define EXAMPLES_METHOD_SHELL_H
+
+#define SHELL_RET_INT    0
+#define SHELL_RET_DOUBLE 1
+#define SHELL_RET_VOID   2
+
+/* Arguments after K, all in registers on every ABI with a shell. */
+#define SHELL_MAX_ARGS 3
+
+/* struct shell_call, for the assembly: every field 8 bytes wide. */
+#define SHELL_CALL_CONTINUATION     0
+#define SHELL_CALL_ARGS             8
+#define SHELL_CALL_INT_RESULT       (SHELL_CALL_ARGS + 8 * SHELL_MAX_ARGS)
+#define SHELL_CALL_DOUBLE_RESULT    (SHELL_CALL_INT_RESULT + 8)
+#define SHELL_CALL_CONTINUATION_OUT (SHELL_CALL_DOUBLE_RESULT + 8)
+#define SHELL_CALL_SIZE             (SHELL_CALL_CONTINUATION_OUT + 8)
+
+#if defined(__x86_64__) && !defined(_WIN32) && !defined(__CYGWIN__)
+# define SHELL_ABI_FILE "x86_64.h"
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+# define SHELL_ABI_FILE "aarch64.h"
+#endif
+
+#ifdef SHELL_ABI_FILE
+# define SHELL_AVAILABLE 1
+#else
+# define SHELL_AVAILABLE 0
+#endif
+
+#ifdef __ASSEMBLER__
+# ifdef SHELL_ABI_FILE
+#  include SHELL_ABI_FILE
+# endif
+#else
+#include <stddef.h>
+#include <stdint.h>
+
+struct shell_int_result {
+	int64_t value;
+	void *continuation;
+};
+
+struct shell_double_result {
+	double value;
+	void *continuation;
+};
+
+/* One call of a method through SHELL_INVOKE.  64-bit fields on every ABI
+ * so that the assembly has one layout; an int32 argument is passed in its
+ * register's low half, as the ABIs with a shell want it. */
+struct shell_call {
+	uint64_t continuation;          /* K: 0 for an initial call */
+	uint64_t args[SHELL_MAX_ARGS];
+	int64_t int_result;             /* the integer return register */
+	double double_result;           /* the floating-point return register */
+	uint64_t continuation_out;      /* the continuation return register */
+};
+
+_Static_assert(offsetof(struct shell_call, continuation) == SHELL_CALL_CONTINUATION,
+	       "SHELL_CALL_CONTINUATION");
+_Static_assert(offsetof(struct shell_call, args) == SHELL_CALL_ARGS, "SHELL_CALL_ARGS");
+_Static_assert(offsetof(struct shell_call, int_result) == SHELL_CALL_INT_RESULT,
+	       "SHELL_CALL_INT_RESULT");
+_Static_assert(offsetof(struct shell_call, double_result) == SHELL_CALL_DOUBLE_RESULT,
+	       "SHELL_CALL_DOUBLE_RESULT");
+_Static_assert(offsetof(struct shell_call, continuation_out) == SHELL_CALL_CONTINUATION_OUT,
+	       "SHELL_CALL_CONTINUATION_OUT");
+_Static_assert(sizeof(struct shell_call) == SHELL_CALL_SIZE, "SHELL_CALL_SIZE");
+#endif
+
+#endif
