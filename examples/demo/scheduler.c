@@ -41,7 +41,14 @@ static _Atomic unsigned long segments, resumes, same_thread_resumes;
 #define FINISHED ((struct task *)&finished_marker)
 static const char finished_marker;
 
-/* The task scheduler_run waits on: method NULL, no queue. */
+/* scheduler_run's call: posted to a worker like a resume (the main
+ * thread runs no method), and the task that awaits it. */
+static struct {
+	struct task base;
+	const struct method *method;
+	intptr_t arg;
+	uint64_t *result;
+} root_call = { .base.suspended_on = -1 };
 static struct task root_sink;
 static pthread_mutex_t root_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t root_done_cond = PTHREAD_COND_INITIALIZER;
@@ -289,9 +296,31 @@ static void post(struct task *t)
 	pthread_mutex_unlock(&workers[w].lock);
 }
 
+
+/* The root method's initial call, on a worker. */
+static void call_root(void)
+{
+	struct outcome out;
+
+	method_call(root_call.method, root_call.arg, 0, &out);
+	if (!out.continuation) {
+		*root_call.result = out.value;
+		signal_root_done();
+		return;
+	}
+	task_expect(&root_sink, 1);
+	task_await(&root_sink, out.continuation, root_call.result);
+	task_wait(&root_sink);
+}
+
 static void resume(struct task *t)
 {
 	struct outcome out;
+
+	if (t == &root_call.base) {
+		call_root();
+		return;
+	}
 
 	atomic_fetch_add_explicit(&resumes, 1, memory_order_relaxed);
 	if (t->suspended_on == current_worker)
@@ -358,16 +387,10 @@ int scheduler_start(int count)
 
 int scheduler_run(const struct method *method, intptr_t a0, uint64_t *result)
 {
-	struct outcome out;
-
-	method_call(method, a0, 0, &out);
-	if (!out.continuation) {
-		*result = out.value;
-		return 0;
-	}
-	task_expect(&root_sink, 1);
-	task_await(&root_sink, out.continuation, result);
-	task_wait(&root_sink);
+	root_call.method = method;
+	root_call.arg = a0;
+	root_call.result = result;
+	post(&root_call.base);
 	pthread_mutex_lock(&root_lock);
 	while (!root_done)
 		pthread_cond_wait(&root_done_cond, &root_lock);

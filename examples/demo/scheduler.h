@@ -69,8 +69,8 @@ void method_call(const struct method *method, intptr_t a0, intptr_t a1,
 
 /* Starts the workers and the timer thread; 0 on success. */
 int scheduler_start(int workers);
-/* From a thread that is no worker: calls `method` and, if it suspends,
- * waits until it has finished.  Its result's bits go to *result. */
+/* From a thread that is no worker: has a worker call `method` and waits
+ * until it has finished.  Its result's bits go to *result. */
 int scheduler_run(const struct method *method, intptr_t a0, uint64_t *result);
 /* Stops the threads. */
 void scheduler_stop(struct scheduler_stats *stats);

@@ -3,7 +3,7 @@
  * their tasks (scheduler.h), and the same computation done plainly, which
  * is what a run must return.
  *
- *   Main(n)            yields, starts Request(0..n-1), awaits them all
+ *   Main(n)            starts Request(0..n-1), awaits them all
  *   Request(id)        yields, starts Fetch(id, 0..DEMO_PARTS-1), awaits
  *                      them all, then awaits Log(id, "request done")
  *   Fetch(id, part)    awaits Lookup(key), a timer, then Score(value)
@@ -127,7 +127,7 @@ struct main_task {
 	uint64_t results[DEMO_REQUESTS];
 };
 
-enum { MAIN_START, MAIN_FAN_OUT, MAIN_FAN_IN };
+enum { MAIN_FAN_OUT, MAIN_FAN_IN };
 
 struct shell_int_result demo_main_body(void *k, int32_t requests)
 {
@@ -141,11 +141,6 @@ struct shell_int_result demo_main_body(void *k, int32_t requests)
 		t->requests = requests < DEMO_REQUESTS ? requests : DEMO_REQUESTS;
 	}
 	switch (t->base.step) {
-	case MAIN_START:                /* off the caller's thread */
-		t->base.step = MAIN_FAN_OUT;
-		task_expect(&t->base, 1);
-		task_yield(&t->base);
-		return suspend_int(task_wait(&t->base));
 	case MAIN_FAN_OUT:
 		t->base.step = MAIN_FAN_IN;
 		task_expect(&t->base, t->requests);
@@ -333,7 +328,7 @@ void workload_expected(struct demo_expected *e)
 
 	memset(e, 0, sizeof(*e));
 	e->invocations[DEMO_MAIN] = 1;
-	e->segments[DEMO_MAIN] = 3;             /* call, yield, fan-in */
+	e->segments[DEMO_MAIN] = 2;             /* call, fan-in */
 	for (id = 0; id < DEMO_REQUESTS; id++) {
 		int64_t sum = 0;
 
