@@ -296,7 +296,6 @@ static void post(struct task *t)
 	pthread_mutex_unlock(&workers[w].lock);
 }
 
-
 /* The root method's initial call, on a worker. */
 static void call_root(void)
 {
