@@ -284,6 +284,106 @@ ELT_API elt_status elt_get_tailcall_info(const elt_info *info,
 ELT_API void *elt_get_function_data(const elt_info *info);
 
 /* ------------------------------------------------------------------------ */
+/* Rendering values                                                          */
+
+#define ELT_FORMAT_JSON 0x1u    /* valid JSON: numbers, strings, arrays, objects */
+
+/* Renders the value of type `t` at `data` (t->size bytes, as
+ * elt_get_enter_info / elt_get_return_info give it) into buf, always
+ * NUL-terminated when size > 0; returns the length the whole text needs
+ * (like snprintf), so a result >= size means it was truncated.  Integers in
+ * decimal (char as a number), bool true/false, pointers in hex, floats
+ * round-trippable, complex as a pair, struct {..} and union {index: ..}
+ * (JSON: objects keyed by member index), arrays and vectors [..].  No
+ * allocation, no stdio stream: safe in segment callbacks. */
+ELT_API size_t elt_format_value(const elt_type *t, const void *data, unsigned flags,
+				char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Logical invocations                                                       */
+
+/* The segments of one logical call (its initial call, suspensions,
+ * resumptions on any thread, its final return) stitched together by the
+ * library, with no help from the runtime: the continuation a suspension
+ * returns is the one its resume receives.  doc/api.md tells the details. */
+typedef uint64_t elt_invocation_id;
+
+typedef struct elt_invocation {
+	elt_invocation_id id;           /* non-zero; the same for every segment
+	                                   of one logical call, initial Enter to
+	                                   final Leave, on any thread; never
+	                                   reused within the process */
+	elt_invocation_id parent;       /* the invocation that was running on
+	                                   this thread when this one was called
+	                                   (its awaiting parent), 0 if none */
+	uint32_t segment;               /* 0: the initial call's segment;
+	                                   k: the k-th resume */
+	uint32_t flags;                 /* ELT_INVOCATION_* */
+	uint32_t thread;                /* dense index (1, 2, ...) of the thread
+	                                   running this segment, assigned when a
+	                                   thread first reports */
+	uint32_t previous_thread;       /* on a resume: the thread that ran the
+	                                   segment that suspended; otherwise
+	                                   equal to thread */
+} elt_invocation;
+
+#define ELT_INVOCATION_ASYNC  0x1u      /* the function is async (may suspend) */
+#define ELT_INVOCATION_ORPHAN 0x2u      /* a resume whose continuation was never
+	                                   seen suspending: a new id was made
+	                                   (and counted) */
+
+/* The invocation this segment belongs to.  ELT_E_DATAINCOMPLETE (and *out
+ * zeroed) for a Leave or Tailcall that matches no Enter on this thread
+ * (counted, reported at shutdown). */
+ELT_API elt_status elt_get_invocation(const elt_info *info, elt_invocation *out);
+
+/* The calling plugin's storage for this invocation: NULL at its initial
+ * call, kept across its segments and threads; the plugin releases what it
+ * stored by the final return (or the tailcall that ends it).  NULL (no
+ * storage) where elt_get_invocation() gives ELT_E_DATAINCOMPLETE. */
+ELT_API void **elt_get_invocation_slot(const elt_info *info);
+
+typedef struct elt_invocation_stats {
+	uint64_t started, completed, live;  /* live = started - completed:
+	                                       invocations not finished */
+	uint64_t orphan_resumes;        /* resumes with an unknown continuation */
+	uint64_t early_resumes;         /* resumes seen before the suspending
+	                                   Leave, stitched after waiting */
+	uint64_t unbalanced_leaves;     /* Leave or Tailcall matching no Enter
+	                                   on its thread */
+	uint64_t abandoned;             /* part of completed: invocations left
+	                                   without a Leave (an outer frame's
+	                                   Leave came first: an unwind) */
+	uint64_t unpublished;           /* suspensions the continuation map had
+	                                   no room for: their resumes are orphans */
+	uint64_t waiting_resumes;       /* now: resumes waiting for their
+	                                   suspension's Leave */
+} elt_invocation_stats;
+
+/* A snapshot of the counters (each read atomically, not all at once). */
+ELT_API void elt_get_invocation_stats(elt_invocation_stats *out);
+
+/* ------------------------------------------------------------------------ */
+/* Producer API: segments of a runtime whose values are in memory            */
+
+/* For interpreters and runtimes written in C, which report segments by
+ * calling these instead of the helpers.  The same classification, plugins
+ * and getters; ranges point at the producer's values.  id 0:
+ * ELT_E_INVALID_ARGUMENT, nothing reported.  An unregistered id is
+ * reported (as the helpers do) and gives ELT_E_UNKNOWN_FUNCTION.
+ *
+ * args: a pointer to each parameter's value in signature order, `this`
+ * included, K excluded (K is `continuation`); NULL when the signature has
+ * no parameters, and may be NULL on a resume. */
+ELT_API elt_status elt_emit_enter(elt_function_id id, void *const *args,
+				  void *continuation);
+/* ret: the return value (NULL for void or a suspension); continuation:
+ * non-NULL for a suspension. */
+ELT_API elt_status elt_emit_leave(elt_function_id id, const void *ret,
+				  void *continuation);
+ELT_API elt_status elt_emit_tailcall(elt_function_id id, void *const *args);
+
+/* ------------------------------------------------------------------------ */
 /* Life cycle                                                                */
 
 /* Starts the library: loads the plugins named by $ASYNCELT_PLUGINS (see

@@ -1,7 +1,8 @@
 /*
- * The hot path: one segment, from the port's entry to the plugins'
- * callbacks.  No lock, no allocation, no system call, no stdio: a lookup,
- * a classification and a loop over the plugins.
+ * The hot path: one segment, from the port's entry (or a producer's
+ * elt_emit_*) to the plugins' callbacks.  No lock, no allocation, no
+ * system call, no stdio: a lookup, a classification, the segment's
+ * invocation (invocation.c) and a loop over the plugins.
  */
 #include "internal.h"
 
@@ -15,8 +16,10 @@ static inline uintptr_t continuation_argument(const struct elt_info *info)
 	return *(const uintptr_t *)elt_piece_address(info, &plan->continuation);
 }
 
+/* `continuation`: the producer's on an emitted Enter, the continuation
+ * return register on a Leave. */
 static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
-					uintptr_t continuation_out)
+					uintptr_t continuation)
 {
 	/* Only an async function resumes or suspends; in any other the
 	 * continuation registers hold whatever they held. */
@@ -24,10 +27,16 @@ static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 
 	switch (hook) {
 	case ELT_HOOK_ENTER:
-		info->continuation = async ? continuation_argument(info) : 0;
+		/* A producer passes it; a helper's is where the plan says. */
+		if (!async)
+			info->continuation = 0;
+		else if (info->emitted)
+			info->continuation = continuation;
+		else
+			info->continuation = continuation_argument(info);
 		return info->continuation ? ELT_SEGMENT_RESUME : ELT_SEGMENT_CALL;
 	case ELT_HOOK_LEAVE:
-		info->continuation = async ? continuation_out : 0;
+		info->continuation = async ? continuation : 0;
 		return info->continuation ? ELT_SEGMENT_SUSPEND : ELT_SEGMENT_RETURN;
 	default:
 		info->continuation = 0;
@@ -35,7 +44,7 @@ static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 	}
 }
 
-static void dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation_out)
+static void dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation)
 {
 	unsigned n, i;
 
@@ -57,7 +66,8 @@ static void dispatch(struct elt_info *info, unsigned hook, uintptr_t continuatio
 		goto out;
 
 	info->fn = elt_registry_lookup(info->id);
-	info->kind = classify(info, hook, continuation_out);
+	info->kind = classify(info, hook, continuation);
+	elt_invocation_begin(info);
 
 	for (i = 0; i < n; i++) {
 		const struct elt_plugin_slot *p = &elt_plugins[i];
@@ -70,6 +80,7 @@ static void dispatch(struct elt_info *info, unsigned hook, uintptr_t continuatio
 			cb(info, p->state);
 		}
 	}
+	elt_invocation_end(info);
 out:
 	atomic_signal_fence(memory_order_seq_cst);
 	elt_in_callback = 0;
@@ -87,5 +98,11 @@ void elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_
 	info.caller_sp = caller_sp;
 	info.frame = frame;
 	info.scratch = scratch;
+	info.emitted = NULL;
 	dispatch(&info, hook, continuation_out);
+}
+
+void elt_dispatch_emitted(struct elt_info *info, unsigned hook, uintptr_t continuation)
+{
+	dispatch(info, hook, continuation);
 }

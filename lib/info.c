@@ -49,7 +49,8 @@ elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out)
 		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_get_frame_info: out is NULL");
 	out->function_id = info->id;
 	out->caller_sp = info->caller_sp;
-	out->return_address = elt_arch_return_address(info);
+	/* A producer's segment has no machine frame: both are 0. */
+	out->return_address = info->emitted ? 0 : elt_arch_return_address(info);
 	return ELT_OK;
 }
 
@@ -88,6 +89,9 @@ static elt_status describable(const elt_info *info, int ret)
 		return elt_set_error(ELT_E_NO_SIGNATURE,
 				     "function '%s' was registered without a signature",
 				     info->fn->desc.name);
+	/* Values in the producer's memory need no ABI rule. */
+	if (info->emitted)
+		return ELT_OK;
 	unsupported = ret ? info->fn->plan.ret_unsupported
 			  : info->fn->plan.args_unsupported;
 	if (unsupported)
@@ -118,13 +122,29 @@ static elt_range value_range(const elt_info *info, const struct elt_value_plan *
 	return r;
 }
 
+/* A producer's arguments (elt_emit_enter): one pointer each, in the
+ * signature's order without K; sizes from the signature. */
+static uint32_t emitted_argument_count(const elt_signature *sig)
+{
+	return sig->nparams - (sig->continuation_index >= 0);
+}
+
+static elt_range emitted_argument(const elt_info *info, uint32_t i)
+{
+	const elt_signature *sig = info->fn->signature;
+	uint32_t param = i + (sig->continuation_index >= 0 &&
+			      i >= (uint32_t)sig->continuation_index);
+
+	return (elt_range){ (uintptr_t)info->emitted->args[i], sig->params[param]->size };
+}
+
 elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
 			      size_t *count, size_t *total_size)
 {
 	const struct elt_plan *plan;
 	size_t total = 0;
 	elt_status st;
-	uint32_t i;
+	uint32_t i, nargs;
 
 	if (!count || (*count && !ranges))
 		return elt_set_error(ELT_E_INVALID_ARGUMENT,
@@ -144,15 +164,23 @@ elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
 	if (st != ELT_OK)
 		return st;
 	plan = &info->fn->plan;
-	if (*count < plan->nargs) {
-		*count = plan->nargs;   /* the protocol, not an error: no message */
+	nargs = info->emitted ? emitted_argument_count(info->fn->signature) : plan->nargs;
+	if (*count < nargs) {
+		*count = nargs;         /* the protocol, not an error: no message */
 		return ELT_E_INSUFFICIENT_BUFFER;
 	}
-	for (i = 0; i < plan->nargs; i++) {
-		ranges[i] = value_range(info, &plan->args[i]);
+	if (info->emitted && nargs && !info->emitted->args) {
+		*count = 0;             /* the producer gave none (elt_emit_enter) */
+		if (total_size)
+			*total_size = 0;
+		return ELT_E_DATAINCOMPLETE;
+	}
+	for (i = 0; i < nargs; i++) {
+		ranges[i] = info->emitted ? emitted_argument(info, i)
+					  : value_range(info, &plan->args[i]);
 		total += ranges[i].length;
 	}
-	*count = plan->nargs;
+	*count = nargs;
 	if (total_size)
 		*total_size = total;
 	return ELT_OK;
@@ -174,6 +202,14 @@ elt_status elt_get_return_info(const elt_info *info, elt_range *range)
 	st = describable(info, 1);
 	if (st != ELT_OK)
 		return st;
+	if (info->emitted) {
+		size_t size = info->fn->signature->ret->size;
+
+		if (size && !info->emitted->ret)
+			return ELT_E_DATAINCOMPLETE;    /* the producer gave none */
+		*range = (elt_range){ size ? (uintptr_t)info->emitted->ret : 0, size };
+		return ELT_OK;
+	}
 	*range = value_range(info, &info->fn->plan.ret);
 	return ELT_OK;
 }

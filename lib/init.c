@@ -52,6 +52,7 @@ static void at_exit(void)
 static void core_init_once(void)
 {
 	elt_threads_init();
+	elt_invocations_init();
 	atexit(at_exit);
 }
 
@@ -80,12 +81,16 @@ elt_status elt_init(void)
 
 elt_status elt_shutdown(void)
 {
+	elt_status status;
+
 	if (atomic_exchange(&shut_down, 1))
 		return elt_set_error(ELT_E_STATE, "elt_shutdown: already shut down");
 	elt_plugins_stop();
 	/* fini may free what callbacks use: none may still run. */
 	elt_threads_quiesce();
-	return elt_plugins_fini();
+	status = elt_plugins_fini();
+	elt_invocations_report();
+	return status;
 }
 
 /* --- diagnostics --------------------------------------------------------- */

@@ -95,6 +95,8 @@ ELT_HIDDEN elt_status elt_check_running(const char *what);
 
 /* --- threads.c: threads that report segments ----------------------------- */
 
+struct elt_thread_invocations;         /* invocation.c's part of a thread */
+
 /* Set while this thread runs plugin code. */
 ELT_HIDDEN extern ELT_TLS unsigned char elt_in_callback;
 ELT_HIDDEN void elt_threads_init(void);
@@ -103,8 +105,58 @@ ELT_HIDDEN int elt_thread_attach(void);
 /* Returns once no other thread is inside a plugin callback; called after
  * elt_stopped is set. */
 ELT_HIDDEN void elt_threads_quiesce(void);
+/* Calls fn with every attached thread's invocation state, the thread list
+ * locked (thread exits wait). */
+ELT_HIDDEN void elt_threads_foreach(void (*fn)(struct elt_thread_invocations *, void *),
+				    void *arg);
+
+/* --- invocation.c: logical invocations ----------------------------------- */
+
+struct elt_invocation_record;
+
+/* One thread's part of the invocation tracking, inside the record threads.c
+ * allocates for it (no TLS of its own: one pointer, elt_thread_state). */
+struct elt_thread_invocations {
+	/* The shadow stack: invocations whose segment runs on this thread,
+	 * innermost last.  Grows by doubling (a rare malloc). */
+	struct elt_invocation_record **stack;
+	uint32_t depth, capacity;
+	uint32_t index;                 /* dense thread number, from 1 */
+	/* Records this thread may hand out; refilled a block at a time. */
+	struct elt_invocation_record *free_records;
+	uint32_t free_count;
+	/* This thread's block of ids: next_id up to (excluding) end_id. */
+	elt_invocation_id next_id, end_id;
+	/* Written by this thread only (relaxed load and store), read by
+	 * elt_get_invocation_stats(): no shared cache line per segment. */
+	_Atomic uint64_t started, completed;
+};
+
+/* This thread's state; set by elt_thread_attach(), valid while the thread
+ * reports segments. */
+ELT_HIDDEN extern ELT_TLS struct elt_thread_invocations *elt_thread_state;
+
+/* Reads the options of the tracking ($ASYNCELT_RESUME_WAIT_MS); once. */
+ELT_HIDDEN void elt_invocations_init(void);
+/* A thread's first segment (0: out of memory), and its exit; the exit is
+ * called with the thread list locked (elt_threads_foreach). */
+ELT_HIDDEN int elt_invocation_thread_init(struct elt_thread_invocations *t);
+ELT_HIDDEN void elt_invocation_thread_exit(struct elt_thread_invocations *t);
+/* Around the plugins' callbacks of one segment: finds (or starts) the
+ * segment's invocation, then, after the callbacks, ends it, publishes its
+ * continuation or leaves it on the shadow stack. */
+ELT_HIDDEN void elt_invocation_begin(struct elt_info *info);
+ELT_HIDDEN void elt_invocation_end(struct elt_info *info);
+/* At shutdown: a diagnostic for each kind of trouble seen. */
+ELT_HIDDEN void elt_invocations_report(void);
 
 /* --- dispatch.c: one segment --------------------------------------------- */
+
+/* Values a producer (elt_emit_*) keeps in its own memory. */
+struct elt_emitted {
+	void *const *args;              /* each argument, K excluded */
+	const void *ret;
+};
 
 struct elt_info {
 	elt_segment_kind kind;
@@ -115,6 +167,10 @@ struct elt_info {
 	uintptr_t continuation;
 	const void *frame;              /* the port's saved register image */
 	unsigned char *scratch;         /* ELT_SCRATCH_SIZE bytes */
+	/* NULL for a helper's segment; for elt_emit_*, where the values are:
+	 * the getters then read memory, not the frame's plan. */
+	const struct elt_emitted *emitted;
+	struct elt_invocation_record *invocation;   /* NULL: none matched */
 };
 
 /* Called by a port's helper (through its C entry) with the saved register
@@ -123,6 +179,11 @@ struct elt_info {
 ELT_HIDDEN void elt_dispatch_frame(const void *frame, elt_function_id id,
 				   uintptr_t caller_sp, unsigned hook,
 				   uintptr_t continuation_out);
+/* The same for a segment whose values are in memory (emit.c): info has
+ * id, emitted, caller_sp and frame set; `continuation` is the one the
+ * producer passed, an argument (Enter) or a return value (Leave). */
+ELT_HIDDEN void elt_dispatch_emitted(struct elt_info *info, unsigned hook,
+				     uintptr_t continuation);
 
 /* Where a piece of a value is, for this callback. */
 static inline uintptr_t elt_piece_address(const struct elt_info *info,

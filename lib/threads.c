@@ -29,7 +29,10 @@ static ELT_TLS struct thread_record *self;
 struct thread_record {
 	volatile unsigned char *in_callback;
 	struct thread_record *prev, *next;
+	struct elt_thread_invocations invocations;
 };
+
+ELT_TLS struct elt_thread_invocations *elt_thread_state;
 
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_record *threads;
@@ -42,6 +45,11 @@ static void thread_exiting(void *value)
 	if (!atomic_load_explicit(&elt_stopped, memory_order_acquire))
 		elt_plugins_thread_exit();
 	pthread_mutex_lock(&threads_lock);
+	/* Under the lock, so that statistics count the thread once.  A
+	 * segment this thread reports later (another key's destructor) gets
+	 * no invocation. */
+	elt_thread_state = NULL;
+	elt_invocation_thread_exit(&r->invocations);
 	if (r->prev)
 		r->prev->next = r->next;
 	else
@@ -64,6 +72,10 @@ int elt_thread_attach(void)
 
 	if (!r)
 		return 0;       /* not reported: shutdown could not wait for it */
+	if (!elt_invocation_thread_init(&r->invocations)) {
+		free(r);
+		return 0;
+	}
 	r->in_callback = &elt_in_callback;
 	pthread_mutex_lock(&threads_lock);
 	r->next = threads;
@@ -73,7 +85,18 @@ int elt_thread_attach(void)
 	pthread_mutex_unlock(&threads_lock);
 	pthread_setspecific(exit_key, r);
 	self = r;
+	elt_thread_state = &r->invocations;
 	return 1;
+}
+
+void elt_threads_foreach(void (*fn)(struct elt_thread_invocations *, void *), void *arg)
+{
+	struct thread_record *r;
+
+	pthread_mutex_lock(&threads_lock);
+	for (r = threads; r; r = r->next)
+		fn(&r->invocations, arg);
+	pthread_mutex_unlock(&threads_lock);
 }
 
 /* Makes every thread's earlier stores visible here, or waits long enough

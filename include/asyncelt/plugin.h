@@ -109,6 +109,16 @@ ELT_API elt_status elt_plugin_add(const elt_plugin *plugin, const char *options)
  * skipped; the rest are loaded.  Returns the first failure. */
 ELT_API elt_status elt_plugin_load(const char *spec);
 
+/* For a plugin's fini: calls fn for every invocation that never completed
+ * (include/asyncelt.h, "Logical invocations"), with the calling plugin's
+ * slot for it, so that reports can list incomplete invocations.  `function`
+ * is NULL for an unregistered function.  Call it only from fini (or when no
+ * instrumented thread runs): the records are read without locks. */
+ELT_API void elt_foreach_live_invocation(const elt_plugin *self,
+	void (*fn)(const elt_invocation *inv, const elt_function_desc *function,
+		   void *slot, void *arg),
+	void *arg);
+
 /* Plugin options: "key=value,key=value".  An item without '=' continues
  * the previous value, so lists read naturally: "expect=Work:25,Other:3,
  * out=report.txt" gives expect = "Work:25,Other:3" and out = "report.txt".

@@ -1,0 +1,57 @@
+/*
+ * The producer API: segments reported by a runtime written in C (an
+ * interpreter), whose values are in its memory rather than in registers.
+ * A segment goes through the same dispatcher as a helper's; its info
+ * carries the producer's pointers (struct elt_emitted), which the getters
+ * read instead of a saved register image.  Works on every build, with or
+ * without helpers.
+ */
+#include "internal.h"
+
+/* Reports one segment; the status tells the producer what was wrong with
+ * its call, but the segment is reported anyway (unless the id is 0) so
+ * that Enter and Leave keep pairing up. */
+static elt_status emit(const char *what, elt_function_id id, unsigned hook,
+		       const struct elt_emitted *values, uintptr_t continuation)
+{
+	struct elt_info info;
+
+	if (!id)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT,
+				     "%s: function id 0 (ids are non-zero)", what);
+	info.id = id;
+	info.caller_sp = 0;
+	info.frame = NULL;
+	info.scratch = NULL;    /* nothing to reassemble: values are whole */
+	info.emitted = values;
+	elt_dispatch_emitted(&info, hook, continuation);
+	if (ELT_UNLIKELY(!elt_registry_lookup(id)))
+		return elt_set_error(ELT_E_UNKNOWN_FUNCTION,
+				     "%s: function id %#lx was never registered; the "
+				     "segment was reported without a name or values",
+				     what, (unsigned long)id);
+	return ELT_OK;
+}
+
+elt_status elt_emit_enter(elt_function_id id, void *const *args, void *continuation)
+{
+	const struct elt_emitted values = { .args = args };
+
+	return emit("elt_emit_enter", id, ELT_HOOK_ENTER, &values,
+		    (uintptr_t)continuation);
+}
+
+elt_status elt_emit_leave(elt_function_id id, const void *ret, void *continuation)
+{
+	const struct elt_emitted values = { .ret = ret };
+
+	return emit("elt_emit_leave", id, ELT_HOOK_LEAVE, &values,
+		    (uintptr_t)continuation);
+}
+
+elt_status elt_emit_tailcall(elt_function_id id, void *const *args)
+{
+	const struct elt_emitted values = { .args = args };
+
+	return emit("elt_emit_tailcall", id, ELT_HOOK_TAILCALL, &values, 0);
+}

@@ -1,0 +1,509 @@
+/*
+ * Per-thread output buffers: see tbuf.h for what they promise.
+ */
+#include "tbuf.h"
+
+#include <asyncelt/plugin.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef O_BINARY
+# define O_BINARY 0     /* Windows: no "\r\n" translation */
+#endif
+
+/* One pointer of initial-exec TLS per module: an access is one
+ * instruction and never allocates, even in a dlopen()ed plugin. */
+#if defined(_WIN32)
+# define TBUF_TLS __thread
+#else
+# define TBUF_TLS __thread __attribute__((tls_model("initial-exec")))
+#endif
+
+struct tbuf {
+	struct tbuf_set *set;
+	struct tbuf *next_all;          /* every buffer of the set */
+	struct tbuf *next_here;         /* this thread's buffers of other sets */
+	bool in_use;                    /* a live thread owns it */
+	size_t len;                     /* bytes in data */
+	size_t line_start;              /* data[0 .. line_start) is whole lines */
+	char *data;
+	void *user;
+};
+
+struct tbuf_set {
+	int fd;
+	bool close_fd;
+	bool to_stderr;
+	size_t capacity;
+	size_t user_size;
+	char *pattern;                  /* the path as given, for a fork child */
+	char *header, *footer;
+	int pid;                        /* getpid(), refreshed in a fork child */
+	pthread_mutex_t lock;           /* `all` and in_use: attach and exit only */
+	struct tbuf *all;
+	struct tbuf_set *next_set;      /* sets_list */
+	_Atomic int write_errno;        /* the first write failure */
+	_Atomic uint64_t lost_bytes;    /* bytes a failed write could not write */
+	_Atomic uint64_t no_memory;     /* threads that got no buffer */
+};
+
+static TBUF_TLS struct tbuf *tbuf_here;
+
+const char tbuf_stderr[] = "stderr";
+
+/* Every open set, for the fork handlers (registered once per module). */
+static pthread_mutex_t sets_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tbuf_set *sets_list;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* --- writing out (the slow step) ----------------------------------------- */
+
+static void write_all(struct tbuf_set *set, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t done = write(set->fd, p, n);
+
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done <= 0) {
+			int expected = 0;
+
+			atomic_compare_exchange_strong(&set->write_errno, &expected,
+						       done < 0 ? errno : EIO);
+			atomic_fetch_add(&set->lost_bytes, n);
+			return;
+		}
+		p += done;
+		n -= (size_t)done;
+	}
+}
+
+/* Writes out data[0 .. upto) in one write(2) and keeps the rest. */
+static void flush_upto(struct tbuf *b, size_t upto)
+{
+	if (!upto)
+		return;
+	write_all(b->set, b->data, upto);
+	memmove(b->data, b->data + upto, b->len - upto);
+	b->len -= upto;
+	b->line_start -= upto < b->line_start ? upto : b->line_start;
+}
+
+/* Room for n more bytes: the whole lines go out first; if the line being
+ * built is still too long, it goes out unfinished (only a line longer
+ * than the buffer is ever split).  Returns the room left. */
+static size_t make_room(struct tbuf *b, size_t n)
+{
+	size_t cap = b->set->capacity;
+
+	if (n <= cap - b->len)
+		return cap - b->len;
+	flush_upto(b, b->line_start);
+	if (n > cap - b->len) {
+		b->line_start = b->len;
+		flush_upto(b, b->len);
+	}
+	return cap - b->len;
+}
+
+/* --- appending ----------------------------------------------------------- */
+
+void tbuf_put(struct tbuf *b, const char *s, size_t n)
+{
+	if (make_room(b, n) < n) {      /* longer than the whole buffer */
+		write_all(b->set, s, n);
+		return;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+}
+
+void tbuf_put_str(struct tbuf *b, const char *s)
+{
+	tbuf_put(b, s, strlen(s));
+}
+
+void tbuf_put_char(struct tbuf *b, char c)
+{
+	if (b->len == b->set->capacity)
+		make_room(b, 1);
+	b->data[b->len++] = c;
+}
+
+void tbuf_put_u64(struct tbuf *b, uint64_t v)
+{
+	char digits[20];
+	size_t at = sizeof(digits);
+
+	do {
+		digits[--at] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	tbuf_put(b, digits + at, sizeof(digits) - at);
+}
+
+void tbuf_put_hex(struct tbuf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char text[18];
+	size_t at = sizeof(text);
+
+	do {
+		text[--at] = hex[v & 0xf];
+		v >>= 4;
+	} while (v);
+	text[--at] = 'x';
+	text[--at] = '0';
+	tbuf_put(b, text + at, sizeof(text) - at);
+}
+
+void tbuf_put_value(struct tbuf *b, const elt_type *t, const void *data,
+		    unsigned flags)
+{
+	size_t cap = b->set->capacity;
+	size_t need = elt_format_value(t, data, flags, b->data + b->len, cap - b->len);
+
+	/* elt_format_value needs room for its NUL too: fits when need < room */
+	if (need >= cap - b->len) {
+		make_room(b, need + 1);
+		need = elt_format_value(t, data, flags, b->data + b->len, cap - b->len);
+	}
+	if (need < cap - b->len) {
+		b->len += need;
+		return;
+	}
+	/* Longer than the whole buffer: keep what fits and say it is cut. */
+	b->len = cap - 4;
+	memcpy(b->data + b->len, "...", 3);
+	b->len += 3;
+}
+
+void tbuf_put_json_str(struct tbuf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run = s;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		tbuf_put(b, run, (size_t)(s - run));
+		run = s + 1;
+		if (c == '"' || c == '\\') {
+			tbuf_put_char(b, '\\');
+			tbuf_put_char(b, (char)c);
+		} else {
+			tbuf_put(b, esc, sizeof(esc));
+		}
+	}
+	tbuf_put(b, run, (size_t)(s - run));
+}
+
+void tbuf_end_line(struct tbuf *b)
+{
+	tbuf_put_char(b, '\n');
+	b->line_start = b->len;
+}
+
+void *tbuf_user(struct tbuf *b)
+{
+	return b->user;
+}
+
+int tbuf_pid(const struct tbuf_set *set)
+{
+	return set->pid;
+}
+
+/* --- per thread ---------------------------------------------------------- */
+
+/* A free buffer of the set, or a new one (the set's lock is held). */
+static struct tbuf *take_buffer(struct tbuf_set *set)
+{
+	struct tbuf *b;
+	size_t head = (sizeof(*b) + 15) & ~(size_t)15;
+	size_t user = (set->user_size + 15) & ~(size_t)15;
+
+	for (b = set->all; b; b = b->next_all)
+		if (!b->in_use)
+			return b;
+	b = calloc(1, head + user + set->capacity);
+	if (!b)
+		return NULL;
+	b->set = set;
+	b->user = (char *)b + head;
+	b->data = (char *)b + head + user;
+	b->next_all = set->all;
+	set->all = b;
+	return b;
+}
+
+struct tbuf *tbuf_get(struct tbuf_set *set)
+{
+	struct tbuf *b;
+
+	for (b = tbuf_here; b; b = b->next_here)
+		if (b->set == set)
+			return b;
+	/* The thread's first record for this set: the rare slow step. */
+	pthread_mutex_lock(&set->lock);
+	b = take_buffer(set);
+	if (b)
+		b->in_use = true;
+	pthread_mutex_unlock(&set->lock);
+	if (!b) {
+		atomic_fetch_add(&set->no_memory, 1);
+		return NULL;
+	}
+	b->next_here = tbuf_here;
+	tbuf_here = b;
+	return b;
+}
+
+void tbuf_thread_exit(struct tbuf_set *set)
+{
+	struct tbuf **link, *b;
+
+	for (link = &tbuf_here; (b = *link); link = &b->next_here)
+		if (b->set == set)
+			break;
+	if (!b)
+		return;         /* this thread never wrote to the set */
+	*link = b->next_here;
+	b->line_start = b->len;
+	flush_upto(b, b->len);
+	pthread_mutex_lock(&set->lock);
+	b->in_use = false;
+	pthread_mutex_unlock(&set->lock);
+}
+
+void tbuf_foreach_user(struct tbuf_set *set, void (*fn)(void *user, void *arg),
+		       void *arg)
+{
+	struct tbuf *b;
+
+	for (b = set->all; b; b = b->next_all)
+		fn(b->user, arg);
+}
+
+/* --- files and fork ------------------------------------------------------ */
+
+void tbuf_expand_path(char *dst, size_t size, const char *pattern)
+{
+	size_t at = 0;
+
+	for (; *pattern && at + 1 < size; pattern++) {
+		if (pattern[0] == '%' && pattern[1] == 'p') {
+			at += (size_t)snprintf(dst + at, size - at, "%ld", (long)getpid());
+			if (at >= size)
+				at = size - 1;
+			pattern++;
+		} else {
+			dst[at++] = *pattern;
+		}
+	}
+	dst[at] = '\0';
+}
+
+/* Opens the set's file for this process and writes the header. */
+static elt_status open_output(struct tbuf_set *set, const char *option)
+{
+	char path[4096];
+
+	set->pid = (int)getpid();
+	if (!set->pattern) {
+		set->fd = set->to_stderr ? 2 : -1;
+		set->close_fd = false;
+		if (!set->to_stderr)
+			return ELT_OK;
+	} else {
+		tbuf_expand_path(path, sizeof(path), set->pattern);
+		set->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_BINARY, 0666);
+		if (set->fd < 0)
+			return elt_set_error(ELT_E_IO, "%s: cannot write %s: %s",
+					     option, path, strerror(errno));
+		set->close_fd = true;
+	}
+	if (set->header) {
+		/* the header may name the process: %p is the pid there too */
+		char text[1024];
+
+		tbuf_expand_path(text, sizeof(text), set->header);
+		write_all(set, text, strlen(text));
+	}
+	return ELT_OK;
+}
+
+static void before_fork(void)
+{
+	struct tbuf_set *set;
+	struct tbuf *b;
+
+	pthread_mutex_lock(&sets_lock);
+	for (set = sets_list; set; set = set->next_set) {
+		pthread_mutex_lock(&set->lock);
+		/* this thread's whole lines go out once, from the parent */
+		for (b = tbuf_here; b; b = b->next_here)
+			if (b->set == set)
+				flush_upto(b, b->line_start);
+	}
+}
+
+static void after_fork_parent(void)
+{
+	struct tbuf_set *set;
+
+	for (set = sets_list; set; set = set->next_set)
+		pthread_mutex_unlock(&set->lock);
+	pthread_mutex_unlock(&sets_lock);
+}
+
+/* The child has one thread: the other threads' buffers hold the parent's
+ * lines, which the parent writes; they are emptied and free for reuse. */
+static void after_fork_child(void)
+{
+	struct tbuf_set *set;
+	struct tbuf *b, *mine;
+
+	for (set = sets_list; set; set = set->next_set) {
+		for (mine = tbuf_here; mine && mine->set != set; mine = mine->next_here)
+			;
+		for (b = set->all; b; b = b->next_all) {
+			if (b == mine)
+				continue;
+			b->len = b->line_start = 0;
+			b->in_use = false;
+		}
+		if (set->pattern && strstr(set->pattern, "%p")) {
+			if (set->close_fd)
+				close(set->fd);
+			if (open_output(set, "output") != ELT_OK)
+				set->fd = -1;   /* writes fail and are counted */
+		} else {
+			set->pid = (int)getpid();
+		}
+		pthread_mutex_unlock(&set->lock);
+	}
+	pthread_mutex_unlock(&sets_lock);
+}
+
+static void register_atfork(void)
+{
+#if !defined(_WIN32)    /* no fork there */
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+#else
+	(void)before_fork;
+	(void)after_fork_parent;
+	(void)after_fork_child;
+#endif
+}
+
+static char *copy_or_null(const char *s, bool *failed)
+{
+	char *copy;
+
+	if (!s)
+		return NULL;
+	copy = strdup(s);
+	if (!copy)
+		*failed = true;
+	return copy;
+}
+
+static void free_set(struct tbuf_set *set)
+{
+	struct tbuf *b, *next;
+
+	for (b = set->all; b; b = next) {
+		next = b->next_all;
+		free(b);
+	}
+	free(set->pattern);
+	free(set->header);
+	free(set->footer);
+	pthread_mutex_destroy(&set->lock);
+	free(set);
+}
+
+elt_status tbuf_open(struct tbuf_set **out, const char *option, const char *path,
+		     size_t capacity, size_t user_size, const char *header,
+		     const char *footer)
+{
+	struct tbuf_set *set = calloc(1, sizeof(*set));
+	bool failed = false;
+	elt_status st;
+
+	if (!set)
+		return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
+	pthread_mutex_init(&set->lock, NULL);
+	set->capacity = capacity < TBUF_MIN_CAPACITY ? TBUF_MIN_CAPACITY : capacity;
+	set->user_size = user_size;
+	set->to_stderr = path == TBUF_STDERR;
+	set->pattern = path == TBUF_STDERR ? NULL : copy_or_null(path, &failed);
+	set->header = copy_or_null(header, &failed);
+	set->footer = copy_or_null(footer, &failed);
+	st = failed ? elt_set_error(ELT_E_NO_MEMORY, "out of memory")
+		    : open_output(set, option);
+	if (st != ELT_OK) {
+		free_set(set);
+		return st;
+	}
+	pthread_once(&atfork_once, register_atfork);
+	pthread_mutex_lock(&sets_lock);
+	set->next_set = sets_list;
+	sets_list = set;
+	pthread_mutex_unlock(&sets_lock);
+	*out = set;
+	return ELT_OK;
+}
+
+elt_status tbuf_close(struct tbuf_set *set)
+{
+	struct tbuf_set **link;
+	struct tbuf *b;
+	elt_status st = ELT_OK;
+	int err;
+
+	pthread_mutex_lock(&sets_lock);
+	for (link = &sets_list; *link; link = &(*link)->next_set)
+		if (*link == set) {
+			*link = set->next_set;
+			break;
+		}
+	pthread_mutex_unlock(&sets_lock);
+
+	/* No callback runs now (fini): every thread's lines can go out. */
+	for (b = set->all; b; b = b->next_all) {
+		b->line_start = b->len;
+		flush_upto(b, b->len);
+	}
+	/* Unlink this thread's buffer, so a later set never meets it. */
+	tbuf_thread_exit(set);
+	if (set->footer)
+		write_all(set, set->footer, strlen(set->footer));
+	if (set->close_fd && close(set->fd) != 0) {
+		int expected = 0;
+
+		atomic_compare_exchange_strong(&set->write_errno, &expected, errno);
+	}
+	err = atomic_load(&set->write_errno);
+	if (err)
+		st = elt_set_error(ELT_E_IO, "writing the output failed: %s (%llu bytes lost)",
+				   strerror(err),
+				   (unsigned long long)atomic_load(&set->lost_bytes));
+	else if (atomic_load(&set->no_memory))
+		st = elt_set_error(ELT_E_NO_MEMORY, "%llu threads got no output buffer",
+				   (unsigned long long)atomic_load(&set->no_memory));
+	free_set(set);
+	return st;
+}

@@ -1,0 +1,82 @@
+/*
+ * Per-thread output buffers for plugins that write a record per segment
+ * (logging, the timing plugin's trace).  Shared by those plugins, compiled
+ * into each.
+ *
+ * Each thread appends whole lines to its own buffer, reached through one
+ * initial-exec TLS pointer: no lock, no allocation, no system call on the
+ * hot path.  A full buffer is written out with one write(2) of complete
+ * lines on an O_APPEND descriptor (the rare slow step), so lines of
+ * different threads never interleave and nothing is dropped.  Buffers are
+ * written out at thread exit (tbuf_thread_exit, from the plugin's
+ * thread_exit), by tbuf_close (fini) and, for the forking thread, before
+ * fork; a fork child discards what it inherited and, when the path holds
+ * %p, writes its own file.
+ *
+ * Each thread also gets `user_size` bytes of the plugin's own per-thread
+ * data next to its buffer (zeroed when first handed out; kept when a
+ * buffer passes to a new thread after the old one exited).
+ */
+#ifndef ELT_PLUGINS_TBUF_H
+#define ELT_PLUGINS_TBUF_H
+
+#include <asyncelt.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tbuf_set;        /* one per plugin instance: the file, every buffer */
+struct tbuf;            /* one per thread and set */
+
+#define TBUF_DEFAULT_CAPACITY (64 * 1024)
+#define TBUF_MIN_CAPACITY 64
+
+/* Where a set writes: `path` is a file, created or truncated ("%p" in it is
+ * the pid), TBUF_STDERR, or NULL for no output at all (the set then only
+ * keeps the per-thread user data).  `header` (may be NULL) is written
+ * first, and again at the top of a fork child's own file (a "%p" in it is
+ * the pid too); `footer` (may be NULL) last, by tbuf_close.  `option` names
+ * the option in errors: ELT_E_IO "output: cannot write PATH: REASON". */
+extern const char tbuf_stderr[];
+#define TBUF_STDERR tbuf_stderr
+elt_status tbuf_open(struct tbuf_set **out, const char *option, const char *path,
+		     size_t capacity, size_t user_size, const char *header,
+		     const char *footer);
+/* Writes every buffer out, the footer, closes the file.  ELT_E_IO, with a
+ * message, when a write failed at any time. */
+elt_status tbuf_close(struct tbuf_set *set);
+
+/* This thread's buffer; the first call on a thread allocates it (once per
+ * thread: a rare slow step, under the set's lock).  NULL only when out of
+ * memory, counted and reported by tbuf_close. */
+struct tbuf *tbuf_get(struct tbuf_set *set);
+/* For the plugin's thread_exit: writes this thread's buffer out and hands
+ * it to the next new thread. */
+void tbuf_thread_exit(struct tbuf_set *set);
+
+void *tbuf_user(struct tbuf *b);
+/* getpid() of the process writing the set's file (a fork child's own). */
+int tbuf_pid(const struct tbuf_set *set);
+/* Calls fn with every thread's user data (cold: fini only). */
+void tbuf_foreach_user(struct tbuf_set *set, void (*fn)(void *user, void *arg),
+		       void *arg);
+
+/* Appending to the current line. */
+void tbuf_put(struct tbuf *b, const char *s, size_t n);
+void tbuf_put_str(struct tbuf *b, const char *s);
+void tbuf_put_char(struct tbuf *b, char c);
+void tbuf_put_u64(struct tbuf *b, uint64_t v);
+void tbuf_put_hex(struct tbuf *b, uint64_t v);         /* 0x... */
+/* t's value at data, rendered by elt_format_value.  A value longer than
+ * the whole buffer is cut, and "..." marks the cut. */
+void tbuf_put_value(struct tbuf *b, const elt_type *t, const void *data,
+		    unsigned flags);
+/* A string escaped for a JSON string's contents (no quotes added). */
+void tbuf_put_json_str(struct tbuf *b, const char *s);
+/* Ends the line: what was appended since the last end is now whole. */
+void tbuf_end_line(struct tbuf *b);
+
+/* The pid in text, as %p expands (for the plugins' own report files). */
+void tbuf_expand_path(char *dst, size_t size, const char *pattern);
+
+#endif

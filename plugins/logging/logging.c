@@ -1,0 +1,325 @@
+/*
+ * logging: one line per segment callback, as text or JSON Lines: when,
+ * which thread, which function, what kind of segment, which logical
+ * invocation, the continuation, and the decoded arguments of a call or the
+ * return value of a final return.
+ *
+ *     ASYNCELT_PLUGINS='logging:format=json,output=trace-%p.jsonl'
+ *
+ * A template for plugins that record every segment: each thread appends
+ * its lines to its own buffer (plugins/common/tbuf.h), so the callbacks
+ * take no lock and make no system call, except to write out a full buffer
+ * (a rare slow step: nothing is ever dropped).
+ */
+#include <asyncelt.h>
+#include <asyncelt/plugin.h>
+
+#include "../common/tbuf.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Arguments decoded per call; more are reported as unavailable (the
+ * ranges live on the instrumented thread's stack, which may be small). */
+#define MAX_ARGS 16
+
+struct logging {
+	struct tbuf_set *out;
+	bool json;
+	uint64_t start_ns;              /* timestamps count from init */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	/* CLOCK_MONOTONIC is read in the vDSO on Linux: no system call */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* --- options ------------------------------------------------------------- */
+
+static elt_status parse_options(const char *options, char **path, bool *json,
+				size_t *capacity)
+{
+	const char *cursor = options;
+	elt_option opt;
+	elt_status st;
+
+	while ((st = elt_option_next(&cursor, &opt)) == ELT_OK && opt.key) {
+		if (elt_option_is(&opt, "output")) {
+			free(*path);
+			*path = strndup(opt.value, opt.value_len);
+			if (!*path)
+				return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
+		} else if (elt_option_is(&opt, "format") && opt.value_len == 4 &&
+			   memcmp(opt.value, "json", 4) == 0) {
+			*json = true;
+		} else if (elt_option_is(&opt, "format") && opt.value_len == 4 &&
+			   memcmp(opt.value, "text", 4) == 0) {
+			*json = false;
+		} else if (elt_option_is(&opt, "format")) {
+			return elt_set_error(ELT_E_BAD_OPTION,
+					     "format: \"%.*s\" is not text or json",
+					     (int)opt.value_len, opt.value);
+		} else if (elt_option_is(&opt, "buffer")) {
+			char *end;
+
+			errno = 0;
+			*capacity = strtoul(opt.value, &end, 10);
+			if (end != opt.value + opt.value_len || opt.value_len == 0 || errno ||
+			    *capacity < TBUF_MIN_CAPACITY)
+				return elt_set_error(ELT_E_BAD_OPTION,
+						     "buffer: \"%.*s\" is not a byte count >= %d",
+						     (int)opt.value_len, opt.value,
+						     TBUF_MIN_CAPACITY);
+		} else {
+			return elt_set_error(ELT_E_BAD_OPTION,
+					     "unknown option \"%.*s\" (known: output, format, buffer)",
+					     (int)opt.key_len, opt.key);
+		}
+	}
+	return st;
+}
+
+static elt_status logging_init(const char *options, void **state)
+{
+	struct logging *l = calloc(1, sizeof(*l));
+	size_t capacity = TBUF_DEFAULT_CAPACITY;
+	char *path = NULL;
+	elt_status st;
+
+	if (!l)
+		return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
+	st = parse_options(options, &path, &l->json, &capacity);
+	if (st == ELT_OK)
+		st = tbuf_open(&l->out, "output", path ? path : TBUF_STDERR, capacity,
+			       0, NULL, NULL);
+	free(path);
+	if (st != ELT_OK) {
+		free(l);
+		return st;
+	}
+	l->start_ns = now_ns();
+	*state = l;
+	return ELT_OK;
+}
+
+/* --- one line (the hot path: the thread's own buffer only) --------------- */
+
+/* Seconds since init, with nanoseconds: 12.000034567 */
+static void put_time(struct tbuf *b, uint64_t ns)
+{
+	char frac[10];
+	int i;
+
+	tbuf_put_u64(b, ns / 1000000000u);
+	frac[0] = '.';
+	for (i = 9, ns %= 1000000000u; i > 0; i--, ns /= 10)
+		frac[i] = (char)('0' + ns % 10);
+	tbuf_put(b, frac, sizeof(frac));
+}
+
+/* A named field: ` name=` in text, `,"name":` in JSON. */
+static void field(struct tbuf *b, bool json, const char *name)
+{
+	tbuf_put_str(b, json ? ",\"" : " ");
+	tbuf_put_str(b, name);
+	tbuf_put_str(b, json ? "\":" : "=");
+}
+
+/* Why a value is not shown: `args=<incomplete>` in text;
+ * `"args_incomplete":true` or `"args_unavailable":"why"` in JSON. */
+static void missing(struct tbuf *b, bool json, const char *what, elt_status st,
+		    const char *why)
+{
+	bool incomplete = st == ELT_E_DATAINCOMPLETE;
+
+	if (json) {
+		tbuf_put_str(b, ",\"");
+		tbuf_put_str(b, what);
+		tbuf_put_str(b, incomplete ? "_incomplete\":true" : "_unavailable\":\"");
+		if (!incomplete) {
+			tbuf_put_json_str(b, why);
+			tbuf_put_char(b, '"');
+		}
+	} else {
+		field(b, false, what);
+		tbuf_put_str(b, incomplete ? "<incomplete" : "<unavailable: ");
+		if (!incomplete)
+			tbuf_put_str(b, why);
+		tbuf_put_char(b, '>');
+	}
+}
+
+/* Why nothing can describe this function's values, without asking a
+ * getter (a failing getter formats a message: costly on the hot path). */
+static const char *undecodable(const elt_function_desc *fn, elt_status *st)
+{
+	*st = !fn ? ELT_E_UNKNOWN_FUNCTION : ELT_E_NO_SIGNATURE;
+	if (!fn)
+		return "unregistered function";
+	return fn->signature ? NULL : "registered without a signature";
+}
+
+static void put_args(struct tbuf *b, bool json, const elt_info *info,
+		     const elt_function_desc *fn)
+{
+	elt_range ranges[MAX_ARGS];
+	size_t count = MAX_ARGS, i;
+	const elt_signature *sig;
+	elt_status st;
+	const char *why = undecodable(fn, &st);
+	uint32_t p;
+
+	if (!why)
+		st = elt_get_enter_info(info, ranges, &count, NULL);
+	if (st == ELT_E_INSUFFICIENT_BUFFER)
+		why = "more arguments than the logging plugin decodes (16)";
+	if (st != ELT_OK) {
+		missing(b, json, "args", st, why ? why : elt_last_error());
+		return;
+	}
+	sig = fn->signature;
+	field(b, json, "args");
+	tbuf_put_char(b, json ? '[' : '(');
+	/* the ranges follow the parameters, the continuation left out */
+	for (i = 0, p = 0; i < count && p < sig->nparams; p++) {
+		if ((int32_t)p == sig->continuation_index)
+			continue;
+		if (i)
+			tbuf_put_str(b, json ? "," : ", ");
+		tbuf_put_value(b, sig->params[p], (const void *)ranges[i].start,
+			       json ? ELT_FORMAT_JSON : 0);
+		i++;
+	}
+	tbuf_put_char(b, json ? ']' : ')');
+}
+
+static void put_return(struct tbuf *b, bool json, const elt_info *info,
+		       const elt_function_desc *fn)
+{
+	elt_range range;
+	elt_status st;
+	const char *why = undecodable(fn, &st);
+
+	if (!why)
+		st = elt_get_return_info(info, &range);
+	if (st != ELT_OK) {
+		missing(b, json, "ret", st, why ? why : elt_last_error());
+		return;
+	}
+	field(b, json, "ret");
+	tbuf_put_value(b, fn->signature->ret, (const void *)range.start,
+		       json ? ELT_FORMAT_JSON : 0);
+}
+
+static void log_segment(const elt_info *info, void *state)
+{
+	struct logging *l = state;
+	uint64_t ns = now_ns() - l->start_ns;
+	struct tbuf *b = tbuf_get(l->out);
+	const elt_function_desc *fn = elt_get_function(info);
+	elt_segment_kind kind = elt_get_segment_kind(info);
+	elt_invocation inv;
+	bool have_inv = elt_get_invocation(info, &inv) == ELT_OK;
+	void *k = NULL;
+	bool json = l->json;
+
+	if (!b)
+		return;         /* out of memory: counted by tbuf */
+	if (fn)         /* unregistered: nothing says where it would be */
+		elt_get_continuation(info, &k);
+
+	if (json) {
+		tbuf_put_str(b, "{\"ts_ns\":");
+		tbuf_put_u64(b, ns);
+	} else {
+		put_time(b, ns);
+	}
+	field(b, json, "thread");
+	tbuf_put_u64(b, have_inv ? inv.thread : 0);
+	field(b, json, "function");
+	if (json && fn) {
+		tbuf_put_char(b, '"');
+		tbuf_put_json_str(b, fn->name);
+		tbuf_put_char(b, '"');
+	} else if (fn) {
+		tbuf_put_str(b, fn->name);
+	} else {
+		tbuf_put_str(b, json ? "null" : "?");
+	}
+	field(b, json, "id");
+	if (json)
+		tbuf_put_char(b, '"');
+	tbuf_put_hex(b, elt_get_function_id(info));
+	if (json)
+		tbuf_put_str(b, "\",\"kind\":\"");
+	else
+		field(b, false, "kind");
+	tbuf_put_str(b, elt_segment_kind_name(kind));
+	if (json)
+		tbuf_put_char(b, '"');
+	field(b, json, "invocation");
+	if (have_inv)
+		tbuf_put_u64(b, inv.id);
+	else
+		tbuf_put_str(b, json ? "null" : "?");
+	if (have_inv) {
+		field(b, json, "parent");
+		tbuf_put_u64(b, inv.parent);
+		field(b, json, "segment");
+		tbuf_put_u64(b, inv.segment);
+		if (inv.flags & ELT_INVOCATION_ORPHAN) {
+			field(b, json, "orphan");
+			tbuf_put_str(b, json ? "true" : "yes");
+		}
+	}
+	field(b, json, "continuation");
+	if (json)
+		tbuf_put_char(b, '"');
+	tbuf_put_hex(b, (uintptr_t)k);
+	if (json)
+		tbuf_put_char(b, '"');
+
+	if (kind == ELT_SEGMENT_CALL || kind == ELT_SEGMENT_RESUME)
+		put_args(b, json, info, fn);
+	else if (kind == ELT_SEGMENT_SUSPEND || kind == ELT_SEGMENT_RETURN)
+		put_return(b, json, info, fn);
+	if (json)
+		tbuf_put_char(b, '}');
+	tbuf_end_line(b);
+}
+
+/* --- thread exit and the end --------------------------------------------- */
+
+static void logging_thread_exit(void *state)
+{
+	struct logging *l = state;
+
+	tbuf_thread_exit(l->out);
+}
+
+static elt_status logging_fini(void *state)
+{
+	struct logging *l = state;
+	elt_status st = tbuf_close(l->out);
+
+	if (st != ELT_OK)
+		elt_report("logging: %s", elt_last_error());
+	free(l);
+	return st;
+}
+
+ELT_PLUGIN_DEFINE(logging,
+	.description = "one line per segment: text or JSON Lines",
+	.init = logging_init,
+	.enter = log_segment,
+	.leave = log_segment,
+	.tailcall = log_segment,
+	.thread_exit = logging_thread_exit,
+	.fini = logging_fini);
