@@ -2,7 +2,8 @@
  * The demo (`make demo`): the workload of workload.h on DEMO_WORKERS
  * worker threads, its methods entering and leaving through the real
  * helpers, under the counting plugin (which checks every method's
- * Enter/Leave pairs against what the workload must make).
+ * Enter/Leave pairs against what the workload must make) and the timing
+ * plugin (which writes the Chrome trace, trace.json or argv[1]).
  *
  * Without $ASYNCELT_PLUGINS it adds those plugins itself; with it, the
  * plugins named there run instead.  Exits 0 only when the checksum, the
@@ -19,6 +20,7 @@
 #if SHELL_AVAILABLE
 
 extern const elt_plugin elt_plugin_counting;
+extern const elt_plugin elt_plugin_timing;
 
 /* "expect=Main:3,Request:64,...": the pairs each method must make. */
 static void counting_options(const struct demo_expected *e, char *buf, size_t size)
@@ -31,20 +33,26 @@ static void counting_options(const struct demo_expected *e, char *buf, size_t si
 					 demo_methods[m].name, e->segments[m]);
 }
 
-static int add_default_plugins(const struct demo_expected *e)
+static int add_default_plugins(const struct demo_expected *e, const char *trace)
 {
-	char options[256];
+	char options[4352];
 
 	counting_options(e, options, sizeof(options));
 	if (elt_plugin_add(&elt_plugin_counting, options) != ELT_OK) {
 		fprintf(stderr, "demo: counting plugin: %s\n", elt_last_error());
 		return -1;
 	}
+	snprintf(options, sizeof(options), "trace=%s", trace);
+	if (elt_plugin_add(&elt_plugin_timing, options) != ELT_OK) {
+		fprintf(stderr, "demo: timing plugin: %s\n", elt_last_error());
+		return -1;
+	}
 	return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	const char *trace = argc > 1 ? argv[1] : "trace.json";
 	struct demo_expected want;
 	struct scheduler_stats stats;
 	unsigned long invocations = 0, segments = 0;
@@ -59,7 +67,7 @@ int main(void)
 	}
 
 	elt_init();                     /* the plugins of $ASYNCELT_PLUGINS */
-	if (!getenv("ASYNCELT_PLUGINS") && add_default_plugins(&want) != 0)
+	if (!getenv("ASYNCELT_PLUGINS") && add_default_plugins(&want, trace) != 0)
 		return 1;
 	if (workload_register() != 0 || scheduler_start(DEMO_WORKERS) != 0)
 		return 1;
@@ -89,6 +97,9 @@ int main(void)
 	st = elt_shutdown();            /* the plugins' reports */
 	if (st != ELT_OK)
 		fprintf(stderr, "demo: %s\n", elt_strerror(st));
+	else if (!getenv("ASYNCELT_PLUGINS"))
+		fprintf(stderr, "demo: wrote %s: open it in https://ui.perfetto.dev "
+			"(Open trace file) or speedscope\n", trace);
 	return ok && st == ELT_OK ? 0 : 1;
 }
 
