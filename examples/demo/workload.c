@@ -84,7 +84,7 @@ static int64_t lookup_value(int64_t key)
 static int64_t crunch(int64_t key)
 {
 	uint64_t h = 14695981039346656037u ^ (uint64_t)key;
-	unsigned i, rounds = 20000 + 1000 * (unsigned)(key % 8);
+	unsigned i, rounds = 100000 + 20000 * (unsigned)(key % 8);
 
 	for (i = 0; i < rounds; i++)
 		h = (h ^ (i & 0xff)) * 1099511628211u;
