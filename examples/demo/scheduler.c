@@ -61,7 +61,7 @@ static void invoke(const struct method *m, intptr_t k, intptr_t a0, intptr_t a1,
 {
 	struct shell_call call = {
 		.continuation = (uint64_t)k,
-		.args = { (uint64_t)a0, (uint64_t)a1, (uint64_t)RESUME_JUNK },
+		.args = { (uint64_t)a0, (uint64_t)a1 },
 	};
 
 	demo_invoke(m->code, &call);

@@ -32,16 +32,16 @@ void demo_Log(void);
 struct shell_int_result demo_main_body(void *k, int32_t requests);
 struct shell_int_result demo_request_body(void *k, int32_t id);
 struct shell_int_result demo_fetch_body(void *k, int32_t id, int32_t part);
-struct shell_int_result demo_lookup_body(void *k, int64_t key);
-struct shell_double_result demo_score_body(void *k, int64_t value);
+struct shell_int_result demo_lookup_body(void *k, int32_t key);
+struct shell_double_result demo_score_body(void *k, int32_t value);
 void *demo_log_body(void *k, int32_t id, const char *text);
 
 const struct method demo_methods[DEMO_METHOD_COUNT] = {
 	[DEMO_MAIN] = { demo_Main, "Main", "l(K i)", SHELL_RET_INT },
 	[DEMO_REQUEST] = { demo_Request, "Request", "l(K i)", SHELL_RET_INT },
 	[DEMO_FETCH] = { demo_Fetch, "Fetch", "l(K i i)", SHELL_RET_INT },
-	[DEMO_LOOKUP] = { demo_Lookup, "Lookup", "l(K l)", SHELL_RET_INT },
-	[DEMO_SCORE] = { demo_Score, "Score", "d(K l)", SHELL_RET_DOUBLE },
+	[DEMO_LOOKUP] = { demo_Lookup, "Lookup", "l(K i)", SHELL_RET_INT },
+	[DEMO_SCORE] = { demo_Score, "Score", "d(K i)", SHELL_RET_DOUBLE },
 	[DEMO_LOG] = { demo_Log, "Log", "v(K i p)", SHELL_RET_VOID },
 };
 
@@ -64,47 +64,47 @@ int workload_register(void)
 
 /* --- the computation, shared by the bodies and the expectation ---------- */
 
-static int64_t key_of(int32_t id, int32_t part)
+static int32_t key_of(int32_t id, int32_t part)
 {
-	return (int64_t)id * DEMO_PARTS + part;
+	return id * DEMO_PARTS + part;
 }
 
-static int cache_hit(int64_t key)
+static int cache_hit(int32_t key)
 {
 	return key % 3 == 0;
 }
 
-static int64_t lookup_value(int64_t key)
+static int32_t lookup_value(int32_t key)
 {
-	return (int64_t)(((uint64_t)key * 2654435761u) % 100003u);
+	return (int32_t)(((uint64_t)key * 2654435761u) % 100003u);
 }
 
 /* The CPU work of a fetch: long enough (tens of microseconds) that its
  * segments show in a trace next to the timers' milliseconds. */
-static int64_t crunch(int64_t key)
+static int32_t crunch(int32_t key)
 {
 	uint64_t h = 14695981039346656037u ^ (uint64_t)key;
 	unsigned i, rounds = 100000 + 20000 * (unsigned)(key % 8);
 
 	for (i = 0; i < rounds; i++)
 		h = (h ^ (i & 0xff)) * 1099511628211u;
-	return (int64_t)(h % 1000);
+	return (int32_t)(h % 1000);
 }
 
-static double score_of(int64_t value)
+static double score_of(int32_t value)
 {
 	return (double)(value % 1000) / 8.0;    /* exact in binary */
 }
 
-static int64_t fetch_value(int64_t key)
+static int64_t fetch_value(int32_t key)
 {
-	int64_t v = lookup_value(key) + crunch(key);
+	int32_t v = lookup_value(key) + crunch(key);
 
 	return v + (int64_t)(score_of(v) * 8.0);
 }
 
 /* Timers, in microseconds: staggered so that tasks finish out of order. */
-static unsigned lookup_delay(int64_t key) { return 500 + 700 * (unsigned)(key % 4); }
+static unsigned lookup_delay(int32_t key) { return 500 + 700 * (unsigned)(key % 4); }
 static unsigned fetch_delay(int32_t part) { return 400 * (unsigned)(1 + part); }
 #define SCORE_DELAY 300
 #define LOG_DELAY 200
@@ -212,7 +212,7 @@ struct fetch_task {
 	struct task base;
 	int32_t id, part;
 	uint64_t found;                 /* Lookup's result */
-	int64_t value;
+	int32_t value;
 	uint64_t score;                 /* Score's result: a double's bits */
 };
 
@@ -247,7 +247,7 @@ struct shell_int_result demo_fetch_body(void *k, int32_t id, int32_t part)
 		task_sleep(&t->base, fetch_delay(t->part));
 		return suspend_int(task_wait(&t->base));
 	case FETCH_DELAYED:
-		t->value = (int64_t)t->found + crunch(key_of(t->id, t->part));
+		t->value = (int32_t)t->found + crunch(key_of(t->id, t->part));
 		t->base.step = FETCH_SCORED;
 		method_call(&demo_methods[DEMO_SCORE], (intptr_t)t->value, 0, &o);
 		task_expect(&t->base, 1);
@@ -264,10 +264,10 @@ struct shell_int_result demo_fetch_body(void *k, int32_t id, int32_t part)
 
 struct lookup_task {
 	struct task base;
-	int64_t key;
+	int32_t key;
 };
 
-struct shell_int_result demo_lookup_body(void *k, int64_t key)
+struct shell_int_result demo_lookup_body(void *k, int32_t key)
 {
 	struct lookup_task *t = k;
 
@@ -287,10 +287,10 @@ struct shell_int_result demo_lookup_body(void *k, int64_t key)
 
 struct score_task {
 	struct task base;
-	int64_t value;
+	int32_t value;
 };
 
-struct shell_double_result demo_score_body(void *k, int64_t value)
+struct shell_double_result demo_score_body(void *k, int32_t value)
 {
 	struct score_task *t = k;
 
@@ -337,7 +337,7 @@ void workload_expected(struct demo_expected *e)
 		e->invocations[DEMO_LOG]++;
 		e->segments[DEMO_LOG] += 2;
 		for (part = 0; part < DEMO_PARTS; part++) {
-			int64_t key = key_of(id, part);
+			int32_t key = key_of(id, part);
 
 			e->invocations[DEMO_FETCH]++;
 			e->invocations[DEMO_LOOKUP]++;

@@ -1,6 +1,6 @@
 /*
  * The method shell for AArch64 (AAPCS64, Linux; see shell.h; the helper
- * protocol is in doc/abi.md): K in x0, the arguments in x1-x3; the
+ * protocol is in doc/abi.md): K in x0, the arguments in x1, x2; the
  * continuation return register is x2.  Include "asm.h" first.
  *
  * Body results (a 16-byte struct that is no floating-point aggregate
@@ -85,7 +85,6 @@ ELT_ENTRY(\name)
 	ldr	x0, [x19, #SHELL_CALL_CONTINUATION]
 	ldr	x1, [x19, #SHELL_CALL_ARGS]
 	ldr	x2, [x19, #SHELL_CALL_ARGS + 8]
-	ldr	x3, [x19, #SHELL_CALL_ARGS + 16]
 	blr	x16
 	str	x0, [x19, #SHELL_CALL_INT_RESULT]
 	str	d0, [x19, #SHELL_CALL_DOUBLE_RESULT]

@@ -7,8 +7,7 @@
  *
  * emits a function `name` that
  *   1. calls elt_helper_enter with every argument live (the continuation
- *      K first, then up to SHELL_MAX_ARGS integer or pointer arguments, all
- *      in registers),
+ *      K first, then up to SHELL_MAX_ARGS integer or pointer arguments),
  *   2. calls the C function `body` with those same arguments,
  *   3. moves the body's result where the ABI returns it: a suspension puts
  *      the continuation in the continuation return register (and a junk
@@ -47,8 +46,10 @@
 #define SHELL_RET_DOUBLE 1
 #define SHELL_RET_VOID   2
 
-/* Arguments after K, all in registers on every ABI with a shell. */
-#define SHELL_MAX_ARGS 3
+/* Arguments after K, each an int32, a pointer or (on 64-bit ABIs) an
+ * int64: one register or stack word.  Two, so that K, both and a hidden
+ * result pointer still fit the four argument registers of Win64 and arm. */
+#define SHELL_MAX_ARGS 2
 
 /* struct shell_call, for the assembly: every field 8 bytes wide. */
 #define SHELL_CALL_CONTINUATION     0
@@ -89,8 +90,9 @@ struct shell_double_result {
 };
 
 /* One call of a method through SHELL_INVOKE.  64-bit fields on every ABI
- * so that the assembly has one layout; an int32 argument is passed in its
- * register's low half, as the ABIs with a shell want it. */
+ * so that the assembly has one layout; a 32-bit ABI passes the low half
+ * of each argument (the first four bytes: the shells are little-endian or
+ * load the low word themselves). */
 struct shell_call {
 	uint64_t continuation;          /* K: 0 for an initial call */
 	uint64_t args[SHELL_MAX_ARGS];

@@ -1,6 +1,6 @@
 /*
  * The method shell for x86-64 System V (see shell.h; the helper protocol
- * is in doc/abi.md): K in %rdi, the arguments in %rsi, %rdx, %rcx; the
+ * is in doc/abi.md): K in %rdi, the arguments in %rsi, %rdx; the
  * continuation return register is %rcx.  Include "asm.h" first.
  *
  * Body results: {int64, continuation} comes back in %rax:%rdx, {double,
@@ -66,7 +66,6 @@ ELT_ENTRY(\name)
 	movq	SHELL_CALL_CONTINUATION(%rbx), %rdi
 	movq	SHELL_CALL_ARGS(%rbx), %rsi
 	movq	SHELL_CALL_ARGS + 8(%rbx), %rdx
-	movq	SHELL_CALL_ARGS + 16(%rbx), %rcx
 	call	*%rax
 	movq	%rax, SHELL_CALL_INT_RESULT(%rbx)
 	movsd	%xmm0, SHELL_CALL_DOUBLE_RESULT(%rbx)
