@@ -63,6 +63,20 @@
 # define SHELL_ABI_FILE "x86_64.h"
 #elif defined(__aarch64__) && defined(__AARCH64EL__)
 # define SHELL_ABI_FILE "aarch64.h"
+#elif defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64 && \
+	defined(__riscv_float_abi_double)
+# define SHELL_ABI_FILE "riscv64.h"
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__) && defined(_CALL_ELF) && \
+	_CALL_ELF == 2
+# define SHELL_ABI_FILE "ppc64le.h"
+#elif defined(__s390x__)
+# define SHELL_ABI_FILE "s390x.h"
+#elif defined(__arm__) && !defined(__ARMEB__)
+# define SHELL_ABI_FILE "arm.h"
+#elif defined(__i386__) && defined(__ELF__)
+# define SHELL_ABI_FILE "i386.h"
+#elif defined(__x86_64__) && defined(_WIN32)
+# define SHELL_ABI_FILE "x86_64-win64.h"
 #endif
 
 #ifdef SHELL_ABI_FILE

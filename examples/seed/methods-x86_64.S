@@ -18,24 +18,9 @@
 	SHELL_METHOD seed_WorkVoid, seed_work_void_body, SHELL_RET_VOID, seed_continuation_clobbered
 	SHELL_METHOD seed_WorkDouble, seed_work_double_body, SHELL_RET_DOUBLE, seed_continuation_clobbered
 
-/* The dispatcher's call into a method: C cannot read %rcx after a call.
- *   void seed_invoke(method, continuation, n, struct seed_outcome *out) */
-ELT_ENTRY(seed_invoke)
-	pushq	%rbx
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbx, 0
-	movq	%rcx, %rbx
-	movq	%rdi, %rax
-	movq	%rsi, %rdi
-	movl	%edx, %esi
-	call	*%rax
-	movq	%rax, 0(%rbx)
-	movsd	%xmm0, 8(%rbx)
-	movq	%rcx, 16(%rbx)
-	popq	%rbx
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbx
-	ret
-ELT_END(seed_invoke)
+/* The dispatcher's call into a method (C cannot read the continuation
+ * return register after a call):
+ *   void seed_invoke(void (*method)(void), struct shell_call *call) */
+	SHELL_INVOKE seed_invoke
 
 	ELT_OBJECT_NOTES
