@@ -165,7 +165,7 @@ static void task_finish(struct task *t, uint64_t value)
 /* --- the timer thread ---------------------------------------------------- */
 
 struct timer {
-	uint64_t deadline;              /* CLOCK_MONOTONIC, ns */
+	uint64_t deadline;              /* timer_clock, ns */
 	struct task *task;
 };
 
@@ -178,11 +178,16 @@ static struct {
 	int stop;
 } timers = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/* The timers' clock, the one the timer thread's condition variable
+ * waits on: CLOCK_MONOTONIC where pthread_condattr_setclock takes it, else
+ * (winpthreads) CLOCK_REALTIME. */
+static clockid_t timer_clock = CLOCK_MONOTONIC;
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(timer_clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -363,10 +368,11 @@ int scheduler_start(int count)
 		fprintf(stderr, "demo: %d workers: want 2 to %d\n", count, MAX_WORKERS);
 		return -1;
 	}
-	/* The timer thread sleeps until a CLOCK_MONOTONIC deadline. */
-	if (pthread_condattr_init(&attr) ||
-	    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) ||
-	    pthread_cond_init(&timers.wake, &attr) ||
+	if (pthread_condattr_init(&attr))
+		return -1;
+	if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC))
+		timer_clock = CLOCK_REALTIME;
+	if (pthread_cond_init(&timers.wake, &attr) ||
 	    pthread_create(&timers.thread, NULL, timer_main, NULL)) {
 		fprintf(stderr, "demo: cannot start the timer thread\n");
 		return -1;
