@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#if SHELL_AVAILABLE
-
 extern const elt_plugin elt_plugin_counting;
 extern const elt_plugin elt_plugin_timing;
 
@@ -103,16 +101,3 @@ int main(int argc, char **argv)
 	return ok && st == ELT_OK ? 0 : 1;
 }
 
-#else
-
-/* The demo's methods are instances of a method shell; this ABI has none
- * yet.  77: `make demo` runs the seed scenario instead. */
-int main(void)
-{
-	printf("demo: no method shell for %s yet (examples/method-shell/): "
-	       "the workload cannot run here; the seed scenario runs instead\n",
-	       elt_abi_name());
-	return 77;
-}
-
-#endif

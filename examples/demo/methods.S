@@ -1,13 +1,11 @@
 /*
  * The demo's methods, as a JIT would emit them: each an instance of this
  * ABI's method shell (examples/method-shell/), which calls the real
- * elt_helper_enter and elt_helper_leave around the C body.  On an ABI
- * without a shell this file is empty and the demo says so.
+ * elt_helper_enter and elt_helper_leave around the C body.
  */
 #include "asm.h"
 #include "../method-shell/shell.h"
 
-#if SHELL_AVAILABLE
 	.text
 	SHELL_METHOD demo_Main, demo_main_body, SHELL_RET_INT, demo_continuation_clobbered
 	SHELL_METHOD demo_Request, demo_request_body, SHELL_RET_INT, demo_continuation_clobbered
@@ -17,6 +15,5 @@
 	SHELL_METHOD demo_Log, demo_log_body, SHELL_RET_VOID, demo_continuation_clobbered
 
 	SHELL_INVOKE demo_invoke
-#endif
 
 	ELT_OBJECT_NOTES

@@ -4,8 +4,6 @@
  */
 #include "scheduler.h"
 
-#if SHELL_AVAILABLE
-
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,5 +424,3 @@ void scheduler_stop(struct scheduler_stats *stats)
 	stats->same_thread_resumes = atomic_load(&same_thread_resumes);
 	stats->continuation_clobbered = atomic_load(&demo_continuation_clobbered);
 }
-
-#endif /* SHELL_AVAILABLE */

@@ -14,8 +14,6 @@
  */
 #include "workload.h"
 
-#if SHELL_AVAILABLE
-
 #include <asyncelt.h>
 
 #include <stdio.h>
@@ -351,5 +349,3 @@ void workload_expected(struct demo_expected *e)
 		e->checksum += (int64_t)(id + 1) * sum;
 	}
 }
-
-#endif /* SHELL_AVAILABLE */

@@ -34,9 +34,9 @@
  * the continuation return register after a call, so this loads the
  * arguments from `call`, calls the method, and stores what it returned.
  *
- * One file per ABI (examples/method-shell/<abi>.h); this header picks the
- * one for the target by compiler macros, and says SHELL_AVAILABLE 0 where
- * there is none yet.  Shared by C and assembly: the _Static_asserts below
+ * One file per ABI (examples/method-shell/<abi>.h), for every ABI that
+ * has helpers; this header picks the one for the target by compiler
+ * macros.  Shared by C and assembly: the _Static_asserts below
  * check the offsets the assembly uses against struct shell_call.
  */
 #ifndef EXAMPLES_METHOD_SHELL_H
@@ -79,16 +79,12 @@
 # define SHELL_ABI_FILE "x86_64-win64.h"
 #endif
 
-#ifdef SHELL_ABI_FILE
-# define SHELL_AVAILABLE 1
-#else
-# define SHELL_AVAILABLE 0
+#ifndef SHELL_ABI_FILE
+# error "no method shell for this ABI: write examples/method-shell/<abi>.h"
 #endif
 
 #ifdef __ASSEMBLER__
-# ifdef SHELL_ABI_FILE
-#  include SHELL_ABI_FILE
-# endif
+# include SHELL_ABI_FILE
 #else
 #include <stddef.h>
 #include <stdint.h>
