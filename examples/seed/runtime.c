@@ -4,6 +4,7 @@
  * thread than the one it suspended on.
  */
 #include "runtime.h"
+#include "../method-shell/shell.h"
 
 #include <asyncelt.h>
 
@@ -21,12 +22,6 @@ struct continuation {
 	pthread_t suspended_on;
 };
 
-struct outcome {                /* filled by seed_invoke */
-	int64_t rax;
-	double xmm0;
-	struct continuation *rcx;
-};
-
 struct int_result { int64_t value; void *cont; };
 struct double_result { double value; void *cont; };
 
@@ -34,8 +29,7 @@ struct double_result { double value; void *cont; };
 void seed_Work(void);
 void seed_WorkVoid(void);
 void seed_WorkDouble(void);
-void seed_invoke(void (*method)(void), struct continuation *k, int n,
-		 struct outcome *out);
+void seed_invoke(void (*method)(void), struct shell_call *call);
 struct int_result seed_work_body(struct continuation *k, int n);
 void *seed_work_void_body(struct continuation *k, int n);
 struct double_result seed_work_double_body(struct continuation *k, int n);
@@ -136,7 +130,7 @@ struct double_result seed_work_double_body(struct continuation *k, int n)
 struct invocation {
 	int method;
 	struct continuation *k;         /* to resume with */
-	struct outcome result;
+	struct shell_call call;         /* the last segment's */
 	int done;
 	struct invocation *next;        /* in a worker's queue */
 };
@@ -171,10 +165,14 @@ static void run_segment(struct invocation *inv, int self)
 	/* A resume's other arguments are meaningless: pass garbage. */
 	int n = inv->k ? -12345 : (inv->method == WORK ? 4 : 2);
 
-	seed_invoke(methods[inv->method], inv->k, n, &inv->result);
+	inv->call = (struct shell_call){
+		.continuation = (uint64_t)(uintptr_t)inv->k,
+		.args = { (uint64_t)(int64_t)n },
+	};
+	seed_invoke(methods[inv->method], &inv->call);
 	atomic_fetch_add(&segments, 1);
-	if (inv->result.rcx) {
-		inv->k = inv->result.rcx;
+	if (inv->call.continuation_out) {
+		inv->k = (struct continuation *)(uintptr_t)inv->call.continuation_out;
 		post((self + 1) % WORKERS, inv);
 		return;
 	}
@@ -237,9 +235,9 @@ int seed_run(struct seed_results *r)
 
 	r->work_total = 0;
 	for (i = 0; i < 5; i++)
-		r->work_total += inv[i].result.rax;
+		r->work_total += inv[i].call.int_result;
 	r->void_completed = inv[5].done;
-	r->work_double = inv[6].result.xmm0;
+	r->work_double = inv[6].call.double_result;
 	r->segments = atomic_load(&segments);
 	r->same_thread_resumes = atomic_load(&same_thread_resumes);
 	r->continuation_clobbered = atomic_load(&seed_continuation_clobbered);
