@@ -148,13 +148,13 @@ elt_status elt_plan_signature(struct elt_plan_builder *b, const elt_signature *s
 			elt_plan_return_unsupported(b, "%s", why);
 		else
 			elt_plan_return_unsupported(b, "%s return values are not decoded "
-						    "on %s yet",
+						    "on %s",
 						    elt_type_kind_name(sig->ret->kind),
 						    elt_arch_abi);
 		if (rules->undecoded_return_moves_arguments) {
 			elt_plan_arguments_unsupported(b, "where the arguments are depends "
 						       "on how the %s return value is "
-						       "passed, not decoded on %s yet",
+						       "passed, not decoded on %s",
 						       elt_type_kind_name(sig->ret->kind),
 						       elt_arch_abi);
 			return ELT_OK;
@@ -178,7 +178,7 @@ elt_status elt_plan_signature(struct elt_plan_builder *b, const elt_signature *s
 				elt_plan_arguments_unsupported(b, "parameter %u: %s", i + 1, why);
 			else
 				elt_plan_arguments_unsupported(b, "%s arguments are not decoded "
-							       "on %s yet (parameter %u)",
+							       "on %s (parameter %u)",
 							       elt_type_kind_name(t->kind),
 							       elt_arch_abi, i + 1);
 			break;

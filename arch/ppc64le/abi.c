@@ -88,7 +88,7 @@ struct cursor {
 
 static const char binary128_why[] =
 	"an IEEE binary128 long double (-mabi=ieeelongdouble) is not decoded "
-	"on ppc64le yet";
+	"on ppc64le";
 
 static int is_integer_class(const elt_type *t)
 {
@@ -293,7 +293,7 @@ static void homogeneous_in_registers(struct elt_plan_builder *b, struct cursor *
 
 /* Places one argument; returns 0 when its type is not decoded here, since
  * every later argument's place then depends on it.  `why` gets the reason
- * when it is not the usual "not decoded yet". */
+ * when it is not the usual "not decoded". */
 static int place_argument(struct elt_plan_builder *b, void *cursor,
 			  const elt_type *t, int variadic, const char **why)
 {
@@ -321,10 +321,6 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 		n = fp_parts(t, &part);
 		if (!n) {
 			*why = binary128_why;
-			return 0;
-		}
-		if (variadic && part == 4 && t->kind == ELT_TYPE_FLOAT) {
-			*why = "a variadic float is promoted to double in C: describe it as d";
 			return 0;
 		}
 		/* Part by part: a long double or a complex value may start in
