@@ -12,6 +12,12 @@ extern uintptr_t probe_function;        /* the id the probes report */
 extern void (*probe_target)(void);      /* probe_leave's result comes from it;
                                            probe_tailcall_jump jumps to it */
 extern uintptr_t probe_continuation;    /* probe_leave's continuation return */
+#if defined(__i386__)
+/* i386 only: a callee returning through a hidden pointer pops it (ret $4).
+ * When set, probe_enter calls this target (with its own arguments) after
+ * Enter to learn how to return; the corpus sets it for struct results. */
+extern void (*probe_enter_target)(void);
+#endif
 /* What the last probe passed as its caller SP, and its return address. */
 extern uintptr_t probe_caller_sp;
 extern uintptr_t probe_return_address;

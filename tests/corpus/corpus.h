@@ -47,6 +47,13 @@ extern const struct corpus_case corpus_cases_1[], corpus_cases_2[],
 	corpus_cases_3[], corpus_cases_4[], corpus_cases_5[], corpus_cases_6[];
 extern const unsigned long corpus_seed;
 
+/* probe_enter's target, where the probe needs one (tests/probes.h). */
+#if defined(__i386__)
+# define CORPUS_ENTER_TARGET(fn) (probe_enter_target = (fn))
+#else
+# define CORPUS_ENTER_TARGET(fn) ((void)(fn))
+#endif
+
 /* Called by a case with the value its caller finally received from
  * probe_leave: it must be the target's, untouched by the helper. */
 void corpus_received(const void *value);

@@ -423,11 +423,13 @@ def emit_case(out, number, case):
     w('static void c%d_run(void)\n{' % number)
     if rtype != 'void':
         w('\t%s got;\n' % rtype)
-    # Enter: the result of the probe is garbage and not used.
-    # probe_target before Enter too: a probe that must know how the
-    # callee returns (i386 pops a hidden result pointer) may call it.
+    # Enter: the result of the probe is garbage and not used.  A probe
+    # that must know how the callee returns (i386 pops a hidden result
+    # pointer) calls the target named by CORPUS_ENTER_TARGET (corpus.h).
     w('\tprobe_target = (void (*)(void))c%d_target;' % number)
+    w('\tCORPUS_ENTER_TARGET(probe_target);')
     w('\tPROBE_AS(%s, probe_enter)(%s);' % (proto, args))
+    w('\tCORPUS_ENTER_TARGET(NULL);')
     if rtype != 'void':
         w('\tgot = PROBE_AS(%s, probe_leave)(%s);' % (proto, args))
         w('\tcorpus_received(&got);')

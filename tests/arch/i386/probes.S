@@ -61,10 +61,12 @@ probe_pc_thunk_bx:
  * A function that returns through a hidden result pointer pops it (ret
  * $4), and its caller counts on that: probe_enter, which takes whatever
  * prototype its caller gives it, finds out how to return by calling
- * probe_target as probe_leave does, once Enter is over, then returns the
- * same way.  Its own result is not one: an x87 value the target left in
- * st0 is dropped, so the x87 stack stays empty whatever the target.  With
- * probe_target NULL it returns plainly.
+ * probe_enter_target (tests/probes.h) as probe_leave calls probe_target,
+ * once Enter is over, then returns the same way.  Its own result is not
+ * one: an x87 value the target left in st0 is dropped, so the x87 stack
+ * stays empty whatever the target.  With probe_enter_target NULL (every
+ * test but the corpus) it returns plainly.  Not probe_target: a test may
+ * leave that set from a probe_leave while other threads call probe_enter.
  */
 #define POPPED -12                      /* bytes the target popped */
 ELT_ENTRY(probe_enter)
@@ -73,13 +75,13 @@ ELT_ENTRY(probe_enter)
 	call	elt_helper_enter@PLT    /* pops both */
 	subl	$16, %esp               /* as in probe_leave */
 	movl	$0, POPPED(%ebp)
-	cmpl	$0, probe_target@GOTOFF(%ebx)
+	cmpl	$0, probe_enter_target@GOTOFF(%ebx)
 	je	2f
 	pushl	20(%ebp)
 	pushl	16(%ebp)
 	pushl	12(%ebp)
 	pushl	8(%ebp)
-	call	*probe_target@GOTOFF(%ebx)
+	call	*probe_enter_target@GOTOFF(%ebx)
 	movl	%esp, %esi
 	subl	%ebp, %esi
 	addl	$40, %esi               /* 0, or 4 after ret $4 */
@@ -180,12 +182,13 @@ ELT_END(probe_bare)
 
 	.data
 	.p2align 2
-	.globl	probe_function, probe_target, probe_continuation
+	.globl	probe_function, probe_target, probe_enter_target, probe_continuation
 	.globl	probe_caller_sp, probe_return_address
 	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
 	.globl	probe_tailcall_jump_address
 probe_function:		.long 0
 probe_target:		.long 0
+probe_enter_target:	.long 0
 probe_continuation:	.long 0
 probe_caller_sp:	.long 0
 probe_return_address:	.long 0
