@@ -78,6 +78,9 @@ for abi in "${wanted[@]}"; do
 		# in the first pthread_create.
 		*) wrap="${wrapper%%:*} -L ${wrapper#*:} -E LD_LIBRARY_PATH=${wrapper#*:}/lib" ;;
 		esac
+		# A test that hangs under emulation fails after 15 minutes
+		# instead of holding the whole matrix (and CI) forever.
+		wrap="timeout -k 10 900 $wrap"
 	fi
 	echo "=== $abi" >&2
 	status=ok note=""
