@@ -65,6 +65,19 @@ void elt_plan_piece(struct elt_plan_builder *b, enum elt_source source,
 
 	if (!b->current || b->failed)
 		return;
+	/* A piece that continues the value's previous one in the same place
+	 * (the two halves of an xmm register, fa0 and fa1, two stack slots)
+	 * extends it: fewer copies, and a value whole in one place is read
+	 * in place.  Not for the _REF sources: their offsets name slots
+	 * holding addresses, not the bytes. */
+	if (b->current->count && (source == ELT_SRC_FRAME || source == ELT_SRC_STACK)) {
+		p = &plan->pieces[plan->npieces - 1];
+		if (p->source == source && p->offset + p->length == offset &&
+		    p->dest + p->length == dest) {
+			p->length += length;
+			return;
+		}
+	}
 	if (!grow((void **)&plan->pieces, &b->pieces_cap, plan->npieces + 1,
 		  sizeof(*plan->pieces))) {
 		b->failed = 1;

@@ -65,6 +65,8 @@ void elt_plan_begin(struct elt_plan_builder *b, struct elt_plan *plan);
 /* Starts the return value, or the next argument. */
 void elt_plan_return(struct elt_plan_builder *b, uint32_t size);
 void elt_plan_argument(struct elt_plan_builder *b, uint32_t size);
+/* Adds a piece to the current value; one that continues the previous
+ * piece (same place, next bytes) is merged into it. */
 void elt_plan_piece(struct elt_plan_builder *b, enum elt_source source,
 		    uint32_t offset, uint32_t length, uint32_t dest);
 /* Records that this ABI cannot decode the return value, or the arguments;

@@ -162,55 +162,24 @@ static enum fp_class fp_classify(const elt_type *t, struct fp_field field[2], in
 	return FP_NONE;
 }
 
-/* Emits the pieces of a value, merging one that continues the previous
- * (a double in fa0 and one in fa1 are adjacent in the image too), so that
- * such a value is read in place. */
-struct pieces {
-	struct elt_piece p[2];
-	unsigned n;
-};
-
-static void add_piece(struct pieces *ps, enum elt_source source, uint32_t offset,
-		      uint32_t length, uint32_t dest)
-{
-	struct elt_piece *last = ps->n ? &ps->p[ps->n - 1] : NULL;
-
-	if (last && last->source == source && last->offset + last->length == offset &&
-	    last->dest + last->length == dest) {
-		last->length += length;
-		return;
-	}
-	ps->p[ps->n++] = (struct elt_piece){ .source = (uint8_t)source, .offset = offset,
-					     .length = length, .dest = dest };
-}
-
-static void emit(struct elt_plan_builder *b, const struct pieces *ps)
-{
-	unsigned i;
-
-	for (i = 0; i < ps->n; i++)
-		elt_plan_piece(b, ps->p[i].source, ps->p[i].offset, ps->p[i].length,
-			       ps->p[i].dest);
-}
-
 /* The fields of an FP-convention value, in the registers from *fpr and
  * *gpr on: a real in the next fa-register (a float in its low 4 bytes), an
- * integer in the next a-register (in its low bytes, extended). */
+ * integer in the next a-register (in its low bytes, extended).  Pieces
+ * that continue each other (two doubles in fa0 and fa1, adjacent in the
+ * image) merge (elt_plan_piece), so such a value is read in place. */
 static void fp_registers(struct elt_plan_builder *b, const struct fp_field *field, int n,
 			 unsigned *gpr, unsigned *fpr)
 {
-	struct pieces ps = { .n = 0 };
 	int i;
 
 	for (i = 0; i < n; i++) {
 		uint32_t size = field[i].type->size;
 
 		if (is_small_real(field[i].type))
-			add_piece(&ps, ELT_SRC_FRAME, FA_OFFSET((*fpr)++), size, field[i].offset);
+			elt_plan_piece(b, ELT_SRC_FRAME, FA_OFFSET((*fpr)++), size, field[i].offset);
 		else
-			add_piece(&ps, ELT_SRC_FRAME, A_OFFSET((*gpr)++), size, field[i].offset);
+			elt_plan_piece(b, ELT_SRC_FRAME, A_OFFSET((*gpr)++), size, field[i].offset);
 	}
-	emit(b, &ps);
 }
 
 /* Stack arguments take 8-byte slots; a 16-byte aligned one starts on a

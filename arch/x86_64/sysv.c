@@ -231,39 +231,11 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-/* The pieces of one value, merged where one continues the previous (the
- * two halves of an xmm register), so that a vector is read in place. */
-struct pieces {
-	struct elt_piece p[MAX_EIGHTBYTES];
-	unsigned n;
-};
-
-static void add_piece(struct pieces *ps, enum elt_source source, uint32_t offset,
-		      uint32_t length, uint32_t dest)
-{
-	struct elt_piece *last = ps->n ? &ps->p[ps->n - 1] : NULL;
-
-	if (last && last->source == source && last->offset + last->length == offset &&
-	    last->dest + last->length == dest) {
-		last->length += length;
-		return;
-	}
-	ps->p[ps->n++] = (struct elt_piece){ .source = (uint8_t)source, .offset = offset,
-					     .length = length, .dest = dest };
-}
-
-static void emit(struct elt_plan_builder *b, const struct pieces *ps)
-{
-	unsigned i;
-
-	for (i = 0; i < ps->n; i++)
-		elt_plan_piece(b, ps->p[i].source, ps->p[i].offset, ps->p[i].length,
-			       ps->p[i].dest);
-}
-
 /* The registers of a value classified INTEGER/SSE/SSEUP, eightbyte by
- * eightbyte: `gprs` and `xmms` list the registers in turn. */
-static void in_registers(struct pieces *ps, const struct classification *c, uint32_t size,
+ * eightbyte: `gprs` lists the integer registers in turn.  The two halves
+ * of an xmm register merge into one piece (elt_plan_piece), so a vector is
+ * read in place. */
+static void in_registers(struct elt_plan_builder *b, const struct classification *c, uint32_t size,
 			 const uint32_t *gprs, unsigned *gpr, unsigned *xmm)
 {
 	uint32_t i, length, xmm_start = 0;
@@ -273,16 +245,16 @@ static void in_registers(struct pieces *ps, const struct classification *c, uint
 		length = size - 8 * i < 8 ? size - 8 * i : 8;
 		switch (c->eb[i]) {
 		case INTEGER:
-			add_piece(ps, ELT_SRC_FRAME, gprs[(*gpr)++], length, 8 * i);
+			elt_plan_piece(b, ELT_SRC_FRAME, gprs[(*gpr)++], length, 8 * i);
 			break;
 		case SSE:
 			last_xmm = (*xmm)++;
 			xmm_start = i;
-			add_piece(ps, ELT_SRC_FRAME, VEC_OFFSET(last_xmm), length, 8 * i);
+			elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(last_xmm), length, 8 * i);
 			break;
 		case SSEUP:
-			add_piece(ps, ELT_SRC_FRAME, VEC_OFFSET(last_xmm) + 8 * (i - xmm_start),
-				  length, 8 * i);
+			elt_plan_piece(b, ELT_SRC_FRAME, VEC_OFFSET(last_xmm) + 8 * (i - xmm_start),
+				       length, 8 * i);
 			break;
 		default:        /* NO_CLASS: padding, in no register */
 			break;
@@ -305,7 +277,6 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 {
 	struct cursor *c = cursor;
 	struct classification cls;
-	struct pieces ps = { .n = 0 };
 	unsigned ngpr = 0, nsse = 0, i;
 
 	(void)variadic;         /* placed like fixed arguments */
@@ -327,8 +298,7 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 			on_stack(b, c, t->size, t->align);
 		return 1;
 	}
-	in_registers(&ps, &cls, t->size, gpr_offset, &c->gpr, &c->sse);
-	emit(b, &ps);
+	in_registers(b, &cls, t->size, gpr_offset, &c->gpr, &c->sse);
 	return 1;
 }
 
@@ -338,7 +308,6 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 	static const uint32_t return_gprs[2] = { ELT_X86_64_RAX, ELT_X86_64_RDX };
 	struct cursor *c = cursor;
 	struct classification cls;
-	struct pieces ps = { .n = 0 };
 	unsigned gpr = 0, xmm = 0;
 
 	if (t->kind == ELT_TYPE_VOID || t->size == 0)
@@ -360,8 +329,7 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 		elt_plan_piece(b, ELT_SRC_FRAME, ELT_X86_64_X87, t->size, 0);
 		return 1;
 	}
-	in_registers(&ps, &cls, t->size, return_gprs, &gpr, &xmm);
-	emit(b, &ps);
+	in_registers(b, &cls, t->size, return_gprs, &gpr, &xmm);
 	return 1;
 }
 
