@@ -40,6 +40,16 @@ static const struct corpus_case *const parts[CORPUS_PARTS] = {
 
 /* --- comparing values, padding excluded ----------------------------------- */
 
+/* The case running, set by run_case. */
+static const struct corpus_case *current;
+
+/* The union members that value `index` of the current case initialises
+ * (the result's at nargs), for same_value. */
+static const unsigned char *initialised_unions(unsigned index)
+{
+	return current->unions ? current->unions[index] : NULL;
+}
+
 /* The bytes of a long double that hold its value: x87's 80-bit format
  * sits in 12 or 16 bytes, the rest is padding nobody writes. */
 #if LDBL_MANT_DIG == 64
@@ -49,26 +59,42 @@ static const struct corpus_case *const parts[CORPUS_PARTS] = {
 #endif
 
 /* Compares the value bytes of a `t` at `want` and `got`, walking the type
- * to its leaves: struct and union members at their offsets, array and
- * complex elements, a scalar's significant bytes.  Returns 1 when equal;
- * otherwise 0 and *where, the offset of the first byte that differs. */
+ * to its leaves: struct members at their offsets, a union's initialised
+ * member (the next index of *unions), array and complex elements, a
+ * scalar's significant bytes.  Returns 1 when equal; otherwise 0 and
+ * *where, the offset of the first byte that differs. */
 static int same_value(const elt_type *t, const unsigned char *want,
-		      const unsigned char *got, uint32_t base, uint32_t *where)
+		      const unsigned char *got, uint32_t base,
+		      const unsigned char **unions, uint32_t *where)
 {
 	uint32_t i, n;
 
 	switch (t->kind) {
 	case ELT_TYPE_STRUCT:
-	case ELT_TYPE_UNION:
 		for (i = 0; i < t->count; i++)
-			if (!same_value(t->members[i], want, got, base + t->offsets[i], where))
+			if (!same_value(t->members[i], want, got, base + t->offsets[i],
+					unions, where))
 				return 0;
 		return 1;
+	case ELT_TYPE_UNION:
+		/* The other members' bytes are unspecified (C11 6.2.6.1p7):
+		 * the caller may pass anything there, as GCC does for riscv64
+		 * when a short member leaves a register half unset.  An empty
+		 * union has no initialiser to name. */
+		if (!t->count)
+			return 1;
+		if (!*unions || **unions >= t->count)
+			tap_bail("case %u: no initialised member for a union at byte %u: "
+				 "gen-corpus.py and the signature disagree",
+				 current->number, (unsigned)base);
+		i = *(*unions)++;
+		return same_value(t->members[i], want, got, base + t->offsets[i], unions,
+				  where);
 	case ELT_TYPE_ARRAY:
 	case ELT_TYPE_COMPLEX:
 		for (i = 0; i < t->count; i++)
 			if (!same_value(t->element, want, got, base + i * t->element->size,
-					where))
+					unions, where))
 				return 0;
 		return 1;
 	default:
@@ -110,8 +136,6 @@ static struct outcome {
 	unsigned args_checked, returns_checked;
 } seen;
 
-static const struct corpus_case *current;
-
 /* Records the first problem of a case; 1 when this one is it. */
 static int problem(enum problem what, const char *where, unsigned index)
 {
@@ -149,7 +173,7 @@ static void note_unsupported(void)
 
 /* Compares one decoded value with the one passed. */
 static void check_value(const elt_type *t, const void *want, const elt_range *r,
-			const char *where, unsigned index)
+			const unsigned char *unions, const char *where, unsigned index)
 {
 	uint32_t at = 0;
 
@@ -160,7 +184,8 @@ static void check_value(const elt_type *t, const void *want, const elt_range *r,
 		}
 		return;
 	}
-	if (t->size && !same_value(t, want, (const unsigned char *)r->start, 0, &at) &&
+	if (t->size && !same_value(t, want, (const unsigned char *)r->start, 0, &unions,
+				   &at) &&
 	    problem(WRONG_BYTES, where, index))
 		keep_bytes(want, (const void *)r->start, t->size, at);
 }
@@ -204,8 +229,8 @@ static void corpus_enter(const elt_info *info, void *state)
 	for (i = 0, arg = 0; i < sig->nparams; i++) {
 		if ((int32_t)i == sig->continuation_index)
 			continue;
-		check_value(sig->params[i], current->args[arg], &ranges[arg], "argument",
-			    arg + 1);
+		check_value(sig->params[i], current->args[arg], &ranges[arg],
+			    initialised_unions(arg), "argument", arg + 1);
 		arg++;
 		seen.args_checked++;
 	}
@@ -241,7 +266,8 @@ static void corpus_leave(const elt_info *info, void *state)
 		}
 		return;
 	}
-	check_value(t, current->ret, &r, "return value", 0);
+	check_value(t, current->ret, &r, initialised_unions(current->nargs),
+		    "return value", 0);
 	seen.returns_checked++;
 }
 
@@ -250,9 +276,10 @@ ELT_PLUGIN_DEFINE(corpus, .enter = corpus_enter, .leave = corpus_leave);
 void corpus_received(const void *value)
 {
 	const elt_type *t = elt_find_function(CASE_ID(current))->signature->ret;
+	const unsigned char *unions = initialised_unions(current->nargs);
 	uint32_t at = 0;
 
-	if (!same_value(t, current->ret, value, 0, &at) &&
+	if (!same_value(t, current->ret, value, 0, &unions, &at) &&
 	    problem(CLOBBERED, "received result", 0))
 		keep_bytes(current->ret, value, t->size, at);
 }

@@ -38,6 +38,14 @@ struct corpus_case {
 	unsigned nargs;                 /* reported arguments: K excluded */
 	const void *const *args;        /* the values passed, in that order */
 	const void *ret;                /* the value returned; NULL for void */
+	/*
+	 * The member each union's initializer set, the only one whose bytes
+	 * C specifies (C11 6.2.6.1p7): per value, args then ret at [nargs],
+	 * one index per union in the order same_value (test-corpus.c) walks
+	 * them; NULL for a value without unions, and the whole table NULL
+	 * for a case without any.
+	 */
+	const unsigned char *const *unions;
 	void (*run)(void);              /* Enter, then Leave, then the check */
 };
 

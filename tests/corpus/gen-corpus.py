@@ -74,6 +74,11 @@ class Gen:
         self.int128 = False      # the case needs __int128
         # Only some cases may use __int128, so that most are valid everywhere.
         self.allow128 = rng.random() < 0.3
+        # The member each union value initialises, appended as values are
+        # made: a value's unions in the order test-corpus.c's same_value
+        # walks them (members, array elements, each union before what
+        # its member holds).
+        self.union_members = []
 
     # --- values -------------------------------------------------------------
     def scalar_value(self, code):
@@ -254,6 +259,7 @@ class Gen:
                 # need not copy, yet another member's value.
                 plain = [i for i, (t, _) in enumerate(members) if 'D' not in t[0]]
                 i = self.rng.choice(plain or list(range(len(members))))
+                self.union_members.append(i)
                 return '{ .m%d = %s }' % (i, array_value(*members[i]))
             return '{ %s }' % ', '.join(array_value(t, d) for t, d in members)
         return (signature, '%s %s' % (kw, name), value, (size, align))
@@ -402,8 +408,22 @@ def emit_case(out, number, case):
         w(condition.rstrip('\n'))
     for d in g.decls:
         w(d)
-    for t, name in values:
+    # Per value, the union members its initializer set: the table lists
+    # them for the arguments, then for the result.
+    unions = []
+
+    def define_value(t, name):
+        g.union_members = []
         w('static %s const %s = %s;' % (t[1], name, t[2]()))
+        if not g.union_members:
+            unions.append('NULL')
+            return
+        w('static const unsigned char %s_unions[] = { %s };'
+          % (name, ', '.join(str(i) for i in g.union_members)))
+        unions.append('%s_unions' % name)
+
+    for t, name in values:
+        define_value(t, name)
     rtype = ret[1]
     # The target of a variadic case is variadic too: some ABIs return
     # differently from a variadic function (arm-vfp: in core registers).
@@ -411,10 +431,15 @@ def emit_case(out, number, case):
     target = ('c%d_target(int unused, ...)\n{\n\t(void)unused;\n' % number
               if variadic else 'c%d_target(void)\n{\n' % number)
     if rtype != 'void':
-        w('static %s const c%d_r = %s;' % (rtype, number, ret[2]()))
+        define_value(ret, 'c%d_r' % number)
         w('static %s %s\treturn c%d_r;\n}' % (rtype, target, number))
     else:
+        unions.append('NULL')
         w('static void %s}' % target)
+    has_unions = unions.count('NULL') < len(unions)
+    if has_unions:
+        w('static const unsigned char *const c%d_unions[] = { %s };'
+          % (number, ', '.join(unions)))
     proto_params = ', '.join(p[1] for p in passed[:nfixed])
     if variadic:
         proto_params += ', ...' if proto_params else '...'
@@ -443,10 +468,12 @@ def emit_case(out, number, case):
         w('#endif')
     w('')
     entry = condition + \
-        '\t{ %d, "%s", %d, %d, %s, %s, c%d_run },' % (
+        '\t{ %d, "%s", %d, %d, %s, %s, %s, c%d_run },' % (
             number, sig, k_at is not None, len(values),
             'c%d_args' % number if values else 'NULL',
-            '&c%d_r' % number if rtype != 'void' else 'NULL', number) + \
+            '&c%d_r' % number if rtype != 'void' else 'NULL',
+            'c%d_unions' % number if has_unions else 'NULL',
+            number) + \
         ('\n#endif' if needs else '')
     return entry, guard
 
@@ -480,7 +507,7 @@ def main():
             entries.append(entry)
         out.append('const struct corpus_case corpus_cases_%d[] = {' % part)
         out.extend(entries)
-        out.append('\t{ 0, NULL, 0, 0, NULL, NULL, NULL }')
+        out.append('\t{ 0, NULL, 0, 0, NULL, NULL, NULL, NULL }')
         out.append('};')
         if part == 1:
             out.append('const unsigned long corpus_seed = %d;' % args.seed)

@@ -8,6 +8,8 @@
 #
 #   tests/cross/run-matrix.sh [ABI ...]      default: every ABI below
 #   MATRIX_DIR=dir    where the builds go (default: _matrix in the source)
+#   CORPUS_SEED=n CORPUS_COUNT=n   the decoding corpus to build (Makefile.am's
+#                     defaults otherwise), to rerun another seed on an ABI
 #
 # The sources are the working tree's tracked files, copied, so an in-tree
 # configure does not get in the way.
@@ -27,6 +29,11 @@ riscv64       riscv64-linux-gnu      qemu-riscv64:/usr/riscv64-linux-gnu    gcc-
 ppc64le       powerpc64le-linux-gnu  qemu-ppc64le:/usr/powerpc64le-linux-gnu gcc-powerpc64le-linux-gnu,qemu-user
 s390x         s390x-linux-gnu        qemu-s390x:/usr/s390x-linux-gnu        gcc-s390x-linux-gnu,qemu-user
 '
+
+# Make variables, not the environment: Makefile.am sets the defaults.
+corpus_vars=()
+[ -n "${CORPUS_SEED:-}" ] && corpus_vars+=("CORPUS_SEED=$CORPUS_SEED")
+[ -n "${CORPUS_COUNT:-}" ] && corpus_vars+=("CORPUS_COUNT=$CORPUS_COUNT")
 
 wanted=("$@")
 [ ${#wanted[@]} -gt 0 ] || wanted=($(echo "$abis" | awk 'NF { print $1 }'))
@@ -89,9 +96,9 @@ for abi in "${wanted[@]}"; do
 	elif ! (cd "$build" && "$work/src/configure" "${host_args[@]}" --enable-werror \
 			ELT_TEST_WRAPPER="$wrap" >configure.log 2>&1); then
 		status=FAIL note="configure failed: $build/configure.log"
-	elif ! (cd "$build" && make -j2 >build.log 2>&1); then
+	elif ! (cd "$build" && make -j2 "${corpus_vars[@]}" >build.log 2>&1); then
 		status=FAIL note="build failed: $build/build.log"
-	elif ! (cd "$build" && make -j2 check >check.log 2>&1); then
+	elif ! (cd "$build" && make -j2 "${corpus_vars[@]}" check >check.log 2>&1); then
 		status=FAIL note="tests failed: $build/test-suite.log"
 	fi
 	log="$build/test-suite.log"
