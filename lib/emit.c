@@ -55,8 +55,7 @@ static elt_status emit(const char *what, elt_function_id id, unsigned hook,
 				     "%s: function id %#lx was never registered; the "
 				     "segment was reported without a name or values",
 				     what, (unsigned long)id);
-	return ELT_LIKELY(!fn->signature) ? ELT_OK : check_values(what, fn, hook, values,
-								   continuation);
+	return fn->signature ? check_values(what, fn, hook, values, continuation) : ELT_OK;
 }
 
 elt_status elt_emit_enter(elt_function_id id, void *const *args, void *continuation)
