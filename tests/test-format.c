@@ -79,7 +79,15 @@ int main(void)
 	ok(strtod(fmt("v(d)", &d, 0), NULL) == d, "double round-trips (%s)", text);
 	ok(strtod(fmt("v(d)", &big, ELT_FORMAT_JSON), NULL) == big,
 	   "1e300 round-trips (%s)", text);
+#if __LDBL_MANT_DIG__ == 106
+	/* IBM double-double (ppc64le): glibc's strtold does not give back
+	 * the exact pair for any number of digits (1/3: hi + lo with lo not
+	 * the nearest); hold the text to the format's 106 bits instead. */
+	ok(fabsl(strtold(fmt("v(D)", &ld, 0), NULL) - ld) <= ld * 0x1p-104L,
+	   "long double within 2^-104 of the value (%s)", text);
+#else
 	ok(strtold(fmt("v(D)", &ld, 0), NULL) == ld, "long double round-trips (%s)", text);
+#endif
 	is_str(fmt("v(d)", &nan_value, 0), "nan", "NaN as text");
 	is_str(fmt("v(d)", &ninf, ELT_FORMAT_JSON), "\"-inf\"",
 	       "-inf in JSON: a string, JSON has no infinity");

@@ -128,6 +128,7 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 {
 	unsigned slot = ((struct cursor *)cursor)->slot++;
 
+	(void)why;              /* every argument type has a place on Win64 */
 	if (t->size == 0)
 		return 1;
 	if (by_reference(t)) {
