@@ -75,6 +75,10 @@ struct elt_plugin_slot {
 
 ELT_HIDDEN extern struct elt_plugin_slot elt_plugins[ELT_MAX_PLUGINS];
 ELT_HIDDEN extern _Atomic unsigned elt_plugin_count;
+/* Nonzero while a segment has somewhere to go: a plugin is present and the
+ * library has not stopped.  The first thing every helper reads (a plain
+ * byte load in assembly): clear, it returns at once, saving nothing. */
+ELT_HIDDEN extern _Atomic unsigned char elt_armed;
 /* Tells every plugin about a new function (registry lock held). */
 ELT_HIDDEN void elt_plugins_function_added(struct elt_function *fn);
 ELT_HIDDEN void elt_plugins_thread_exit(void);

@@ -38,6 +38,7 @@
 
 struct elt_plugin_slot elt_plugins[ELT_MAX_PLUGINS];
 _Atomic unsigned elt_plugin_count;
+_Atomic unsigned char elt_armed;
 static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A field of the descriptor, or NULL when the plugin was built before the
@@ -143,6 +144,7 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	if (p->function_added)
 		elt_registry_foreach(tell_function, p);
 	atomic_store_explicit(&elt_plugin_count, n + 1, memory_order_release);
+	atomic_store_explicit(&elt_armed, 1, memory_order_release);
 	elt_registry_unlock();
 	pthread_mutex_unlock(&plugin_lock);
 	return ELT_OK;
@@ -344,6 +346,7 @@ void elt_plugins_stop(void)
 	pthread_mutex_lock(&plugin_lock);
 	elt_registry_lock();
 	atomic_store(&elt_stopped, 1);
+	atomic_store(&elt_armed, 0);
 	elt_registry_unlock();
 	pthread_mutex_unlock(&plugin_lock);
 }
