@@ -44,34 +44,16 @@ static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 	}
 }
 
-/* Inlined into both entries: a call here costs the helpers' path more
- * than the body that follows the thread check. */
+/* Runs the plugins for a segment whose info has id and fn set; the
+ * caller has raised this thread's flag and found the library armed. */
 static inline __attribute__((always_inline)) void
-dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation)
+run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation)
 {
-	unsigned n, i;
+	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	unsigned i;
 
-	/* Instrumented code that a plugin calls (or a signal handler
-	 * interrupting one) is not reported: plugins never recurse. */
-	if (elt_in_callback)
-		return;
-	if (ELT_UNLIKELY(thread_attached != 1)) {
-		if (thread_attached == 2)
-			return;
-		thread_attached = elt_thread_attach() ? 1 : 2;
-	}
-	/* The flag goes up before the stop is read; shutdown reads them in
-	 * the other order (threads.c). */
-	elt_in_callback = 1;
-	atomic_signal_fence(memory_order_seq_cst);
-	n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
-	if (n == 0 || atomic_load_explicit(&elt_stopped, memory_order_relaxed))
-		goto out;
-
-	info->fn = elt_registry_lookup(info->id);
 	info->kind = classify(info, hook, continuation);
 	elt_invocation_begin(info);
-
 	for (i = 0; i < n; i++) {
 		const struct elt_plugin_slot *p = &elt_plugins[i];
 		void (*cb)(const elt_info *, void *) =
@@ -84,9 +66,26 @@ dispatch(struct elt_info *info, unsigned hook, uintptr_t continuation)
 		}
 	}
 	elt_invocation_end(info);
-out:
-	atomic_signal_fence(memory_order_seq_cst);
-	elt_in_callback = 0;
+}
+
+/*
+ * The three checks every segment starts with, before anything is built:
+ * this thread is not already in plugin code (instrumented code a plugin
+ * calls, or a signal handler interrupting one, is not reported: plugins
+ * never recurse), the thread is known (its first segment registers it),
+ * and the library is still armed.  Returns 1 with the thread's flag up,
+ * or 0 with nothing to undo.
+ */
+static inline __attribute__((always_inline)) int begin_callback(void)
+{
+	if (atomic_load_explicit(&elt_in_callback, memory_order_relaxed))
+		return 0;
+	if (ELT_UNLIKELY(thread_attached != 1)) {
+		if (thread_attached == 2)
+			return 0;
+		thread_attached = elt_thread_attach() ? 1 : 2;
+	}
+	return elt_callback_begin();
 }
 
 void elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp,
@@ -97,15 +96,22 @@ void elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_
 	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
 	struct elt_info info;
 
+	if (!begin_callback())
+		return;
 	info.id = id;
+	info.fn = elt_registry_lookup(id);
 	info.caller_sp = caller_sp;
 	info.frame = frame;
 	info.scratch = scratch;
 	info.emitted = NULL;
-	dispatch(&info, hook, continuation_out);
+	run_plugins(&info, hook, continuation_out);
+	elt_callback_end();
 }
 
 void elt_dispatch_emitted(struct elt_info *info, unsigned hook, uintptr_t continuation)
 {
-	dispatch(info, hook, continuation);
+	if (!begin_callback())
+		return;
+	run_plugins(info, hook, continuation);
+	elt_callback_end();
 }

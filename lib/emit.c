@@ -43,13 +43,14 @@ static elt_status emit(const char *what, elt_function_id id, unsigned hook,
 	if (!id)
 		return elt_set_error(ELT_E_INVALID_ARGUMENT,
 				     "%s: function id 0 (ids are non-zero)", what);
+	fn = elt_registry_lookup(id);
 	info.id = id;
+	info.fn = fn;
 	info.caller_sp = 0;
 	info.frame = NULL;
 	info.scratch = NULL;    /* nothing to reassemble: values are whole */
 	info.emitted = values;
 	elt_dispatch_emitted(&info, hook, continuation);
-	fn = elt_registry_lookup(id);
 	if (ELT_UNLIKELY(!fn))
 		return elt_set_error(ELT_E_UNKNOWN_FUNCTION,
 				     "%s: function id %#lx was never registered; the "

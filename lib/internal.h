@@ -105,9 +105,32 @@ ELT_HIDDEN elt_status elt_check_running(const char *what);
 
 struct elt_thread_invocations;         /* invocation.c's part of a thread */
 
-/* Set while this thread runs plugin code. */
-ELT_HIDDEN extern ELT_TLS unsigned char elt_in_callback;
+/* Set while this thread runs plugin code; shutdown reads other threads'
+ * (threads.c), hence atomic. */
+ELT_HIDDEN extern ELT_TLS _Atomic unsigned char elt_in_callback;
 ELT_HIDDEN void elt_threads_init(void);
+
+/* Raises this thread's flag and returns 1 when the library is armed, so
+ * plugin code may run until elt_callback_end(); else returns 0 with the
+ * flag down.  The flag goes up before the stop is read; shutdown stores
+ * the stop and then reads the flags, with a barrier on every thread in
+ * between (threads.c), so one of the two sees the other. */
+static inline __attribute__((always_inline)) int elt_callback_begin(void)
+{
+	atomic_store_explicit(&elt_in_callback, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&elt_armed, memory_order_relaxed))
+		return 1;
+	atomic_store_explicit(&elt_in_callback, 0, memory_order_relaxed);
+	return 0;
+}
+
+/* Everything the plugin code wrote happens before shutdown sees the flag
+ * down (its acquire load) and lets fini free what that code used. */
+static inline __attribute__((always_inline)) void elt_callback_end(void)
+{
+	atomic_store_explicit(&elt_in_callback, 0, memory_order_release);
+}
 /* Registers this thread (its flag, its exit); 0 when out of memory. */
 ELT_HIDDEN int elt_thread_attach(void);
 /* Returns once no other thread is inside a plugin callback; called after
@@ -152,7 +175,7 @@ ELT_HIDDEN void elt_dispatch_frame(const void *frame, elt_function_id id,
 				   uintptr_t caller_sp, unsigned hook,
 				   uintptr_t continuation_out);
 /* The same for a segment whose values are in memory (emit.c): info has
- * id, emitted, caller_sp and frame set; `continuation` is the one the
+ * id, fn (its one lookup), emitted, caller_sp and frame set; `continuation` is the one the
  * producer passed, an argument (Enter) or a return value (Leave). */
 ELT_HIDDEN void elt_dispatch_emitted(struct elt_info *info, unsigned hook,
 				     uintptr_t continuation);

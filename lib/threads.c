@@ -23,11 +23,11 @@
 # include <windows.h>
 #endif
 
-ELT_TLS unsigned char elt_in_callback;
+ELT_TLS _Atomic unsigned char elt_in_callback;
 static ELT_TLS struct thread_record *self;
 
 struct thread_record {
-	volatile unsigned char *in_callback;
+	_Atomic unsigned char *in_callback;
 	struct thread_record *prev, *next;
 	struct elt_thread_invocations invocations;
 };
@@ -42,8 +42,13 @@ static void thread_exiting(void *value)
 {
 	struct thread_record *r = value;
 
-	if (!atomic_load_explicit(&elt_stopped, memory_order_acquire))
+	/* Plugin code, like a segment: shutdown waits for it, and once the
+	 * library has stopped (fini may have freed the plugins' state) it
+	 * does not run. */
+	if (elt_callback_begin()) {
 		elt_plugins_thread_exit();
+		elt_callback_end();
+	}
 	pthread_mutex_lock(&threads_lock);
 	/* Under the lock, so that statistics count the thread once.  A
 	 * segment this thread reports later (another key's destructor) gets
@@ -129,7 +134,7 @@ void elt_threads_quiesce(void)
 	for (r = threads; r; r = r->next) {
 		if (r == self)
 			continue;       /* shutdown called from a callback */
-		while (*r->in_callback) {
+		while (atomic_load_explicit(r->in_callback, memory_order_acquire)) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if (now.tv_sec - start.tv_sec > 5) {
 				elt_report("shutdown: a thread has been inside a plugin "

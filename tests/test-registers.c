@@ -62,30 +62,53 @@ ELT_PLUGIN_DEFINE(clobber, .enter = clobber_cb, .leave = clobber_cb,
 static const elt_function_id ASYNC_ID = 0x1000, UNKNOWN_ID = 0x9999;
 static uintptr_t fake_stack[8];
 
-int main(void)
+/* Which of the Leave variants (registers.h) a helper is called with: on
+ * the x87 ABIs a result on the x87 stack goes through its own Leave. */
+enum variants { ONE, ALL_BUT_X87, ALL };
+
+static const struct helper {
+	const char *name;
+	void (*helper)(void);
+	enum variants variants;
+} helpers[] = {
+	{ "enter", elt_helper_enter, ONE },
+#if (defined(__x86_64__) && !defined(_WIN32)) || defined(__i386__)
+	{ "leave", elt_helper_leave, ALL_BUT_X87 },
+	{ "leave_x87", elt_helper_leave_x87, ALL },
+#else
+	{ "leave", elt_helper_leave, ALL },
+#endif
+	{ "tailcall", elt_helper_tailcall, ONE },
+};
+
+static unsigned variant_count(const struct helper *h)
 {
-	static const struct { const char *name; void (*helper)(void); int leave; } h[] = {
-		{ "enter", elt_helper_enter, 0 },
-		{ "leave", elt_helper_leave, 1 },
-		{ "tailcall", elt_helper_tailcall, 0 },
-	};
-	struct regs *in = regs_alloc(regs_size);
-	struct regs *out = regs_alloc(regs_size);
-	unsigned i, variant, seed = 0;
+	switch (h->variants) {
+	case ONE:
+		return 1;
+#if (defined(__x86_64__) && !defined(_WIN32)) || defined(__i386__)
+	case ALL_BUT_X87:
+		return 1;       /* variant 0: no x87 value */
+#endif
+	default:
+		return regs_leave_variants();
+	}
+}
+
+/* Every helper, every variant, both alignments, async or not; `armed`:
+ * a plugin is present, so each call must reach it exactly once, else the
+ * helper returns early and must reach nothing. */
+static void check_helpers(struct regs *in, struct regs *out, int armed)
+{
+	static unsigned seed;
+	unsigned i, variant;
 	int misalign, async;
 
-	if (!in || !out)
-		tap_bail("out of memory");
-	if (elt_plugin_add(&elt_plugin_clobber, NULL) != ELT_OK ||
-	    elt_register_function(ASYNC_ID, "AsyncWork", "l(K i)", ELT_FUNCTION_ASYNC))
-		tap_bail("setup: %s", elt_last_error());
-	tap_diag("vector registers: %s", regs_describe());
-
-	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)
-		for (variant = 0; variant < (h[i].leave ? regs_leave_variants() : 1); variant++)
+	for (i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
+		for (variant = 0; variant < variant_count(&helpers[i]); variant++)
 			for (misalign = 0; misalign < 2; misalign++)
 				for (async = 0; async < 2; async++) {
-					unsigned before = callbacks;
+					unsigned before = callbacks, want = before + !!armed;
 					char why[160] = "";
 					int same;
 
@@ -93,19 +116,40 @@ int main(void)
 						  async ? ASYNC_ID : UNKNOWN_ID,
 						  (uintptr_t)&fake_stack[1], async);
 					memset(out, 0, regs_size);
-					regs_call(h[i].helper, in, out);
+					regs_call(helpers[i].helper, in, out);
 					same = regs_compare(in, out, why, sizeof(why));
-					ok(same && callbacks == before + 1,
-					   "%s preserves every register (%s, %s stack, %s)",
-					   h[i].name, regs_variant_name(variant),
+					ok(same && callbacks == want,
+					   "%s %s preserves every register (%s, %s stack, %s)",
+					   armed ? "armed" : "idle", helpers[i].name,
+					   regs_variant_name(variant),
 					   misalign ? "misaligned" : "aligned",
 					   async ? "async with a live continuation" : "unknown function");
 					if (!same)
 						tap_diag("  %s", why);
-					if (callbacks != before + 1)
+					if (callbacks != want)
 						tap_diag("  the plugin ran %u times", callbacks - before);
 				}
+}
+
+int main(void)
+{
+	struct regs *in = regs_alloc(regs_size);
+	struct regs *out = regs_alloc(regs_size);
+
+	if (!in || !out)
+		tap_bail("out of memory");
+	if (elt_register_function(ASYNC_ID, "AsyncWork", "l(K i)", ELT_FUNCTION_ASYNC))
+		tap_bail("setup: %s", elt_last_error());
+	tap_diag("vector registers: %s", regs_describe());
+
+	/* No plugin yet: every helper takes its early return. */
+	check_helpers(in, out, 0);
+	if (elt_plugin_add(&elt_plugin_clobber, NULL) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+	check_helpers(in, out, 1);
 	elt_shutdown();
+	/* Shut down: idle again. */
+	check_helpers(in, out, 0);
 	regs_free(in);
 	regs_free(out);
 	return tap_done();

@@ -1,6 +1,7 @@
 /*
  * x86-64, both ABIs: which vector registers exist and are saved by the OS
- * (CPUID and XCR0), so the helpers know how much of them to keep.
+ * (CPUID and XCR0), so the helpers know how much of them to keep: chosen
+ * once, at load time, as the row of helper bodies they jump to.
  */
 #include "cpu.h"
 
@@ -24,14 +25,14 @@ static unsigned char cpu_vector_width(void)
 	uint64_t xcr0;
 
 	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-		return 0;
+		return ELT_X86_64_VEC_SSE;
 	xcr0 = xgetbv0();
 	if ((xcr0 & 0x6) != 0x6)                /* XMM and YMM state */
-		return 0;
+		return ELT_X86_64_VEC_SSE;
 	if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) &&
 	    (xcr0 & 0xe6) == 0xe6)              /* opmask, ZMM_Hi256, Hi16_ZMM */
-		return 2;
-	return 1;
+		return ELT_X86_64_VEC_AVX512;
+	return ELT_X86_64_VEC_AVX;
 }
 
 unsigned char elt_x86_64_detect_vector_width(void)
@@ -40,8 +41,21 @@ unsigned char elt_x86_64_detect_vector_width(void)
 	unsigned char width = cpu_vector_width();
 
 	if (limit && strcmp(limit, "16") == 0)
-		width = 0;
-	else if (limit && strcmp(limit, "32") == 0 && width > 1)
-		width = 1;
+		width = ELT_X86_64_VEC_SSE;
+	else if (limit && strcmp(limit, "32") == 0 && width > ELT_X86_64_VEC_AVX)
+		width = ELT_X86_64_VEC_AVX;
 	return width;
+}
+
+_Static_assert(sizeof(elt_x86_64_body) ==
+	       ELT_X86_64_BODY_COUNT * sizeof(elt_x86_64_body_fn) &&
+	       ELT_X86_64_BODY_TAILCALL == 3 * sizeof(elt_x86_64_body_fn),
+	       "the body offsets of cpu.h");
+
+/* Before any helper can be armed: a plugin is added by code that runs
+ * after this library's constructors. */
+__attribute__((constructor)) static void choose_bodies(void)
+{
+	memcpy(elt_x86_64_body, elt_x86_64_bodies[elt_x86_64_detect_vector_width()],
+	       sizeof(elt_x86_64_body));
 }

@@ -27,9 +27,9 @@
 #define ELT_WIN64_RAX          32       /* return */
 #define ELT_WIN64_R10          40
 #define ELT_WIN64_R11          48
-#define ELT_WIN64_HOOK         56       /* uint32: ELT_HOOK_* */
-#define ELT_WIN64_FUNCTION_ID  64       /* pushed by the caller */
-#define ELT_WIN64_CALLER_SP    72       /* pushed by the caller */
+#define ELT_WIN64_MXCSR        56       /* uint32: the code's MXCSR */
+#define ELT_WIN64_FCW          60       /* uint16: the code's x87 control word */
+#define ELT_WIN64_SCRATCH      64       /* uint32: MXCSR/FCW after the plugins */
 #define ELT_WIN64_VEC         128       /* xmm/ymm/zmm 0-15 */
 #define ELT_WIN64_VEC_SLOT     64
 #define ELT_WIN64_VEC_COUNT    16
@@ -37,22 +37,17 @@
 #define ELT_WIN64_FRAME_ALIGN  64
 #define ELT_WIN64_HOME         32       /* the callee's home area, below the image */
 
-/* elt_x86_64_vector_width (cpu.h): how much of each vector register is saved. */
-#define ELT_X86_64_VEC_SSE      0       /* 16 bytes */
-#define ELT_X86_64_VEC_AVX      1       /* 32 bytes */
-#define ELT_X86_64_VEC_AVX512   2       /* 64 bytes */
-
 #ifndef __ASSEMBLER__
 #include <stdint.h>
 
 struct elt_x86_64_win64_frame {
 	uint64_t rcx, rdx, r8, r9;
 	uint64_t rax, r10, r11;
-	uint32_t hook;
-	uint32_t pad;
-	uint64_t function_id;
-	uint64_t caller_sp;
-	unsigned char pad2[48];
+	uint32_t mxcsr;
+	uint16_t fcw;
+	uint16_t pad;
+	uint32_t scratch;
+	unsigned char pad2[60];
 	unsigned char vec[ELT_WIN64_VEC_COUNT][ELT_WIN64_VEC_SLOT];
 };
 #endif

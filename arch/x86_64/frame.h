@@ -6,7 +6,8 @@
  * The image sits at the 64-byte aligned stack pointer of the helper, so a
  * full zmm register fits one naturally aligned slot.
  *
- * The caller passes the function id and its caller SP on the stack:
+ * The caller passes the function id and its caller SP on the stack, which
+ * the helper hands to C as arguments:
  *
  *     push <caller SP>; push <function id>; call elt_helper_enter
  *
@@ -27,23 +28,17 @@
 #define ELT_X86_64_RAX         48       /* return; %al = vector args of a varargs call */
 #define ELT_X86_64_R10         56
 #define ELT_X86_64_R11         64
-#define ELT_X86_64_HOOK        72       /* uint32: ELT_HOOK_* */
-#define ELT_X86_64_X87_DEPTH   76       /* uint32: x87 registers saved (Leave) */
+#define ELT_X86_64_X87_DEPTH   72       /* uint32: x87 registers saved (Leave) */
+#define ELT_X86_64_MXCSR       76       /* uint32: the code's MXCSR */
 #define ELT_X86_64_X87         80       /* st0, st1: 16 bytes each, 80 bits used */
 #define ELT_X86_64_X87_SLOT    16
-#define ELT_X86_64_FUNCTION_ID 112      /* pushed by the caller */
-#define ELT_X86_64_CALLER_SP  120       /* pushed by the caller */
+#define ELT_X86_64_FCW        112       /* uint16: the code's x87 control word */
+#define ELT_X86_64_SCRATCH    116       /* uint32: MXCSR/FCW after the plugins */
 #define ELT_X86_64_VEC        128       /* xmm0-7 / ymm0-7 / zmm0-7 */
 #define ELT_X86_64_VEC_SLOT    64
 #define ELT_X86_64_VEC_COUNT    8
 #define ELT_X86_64_FRAME_SIZE 640
 #define ELT_X86_64_FRAME_ALIGN 64
-
-/* elt_x86_64_vector_width: which part of the vector registers exists and
- * is saved (the rest of each slot is left as it was). */
-#define ELT_X86_64_VEC_SSE      0       /* 16 bytes */
-#define ELT_X86_64_VEC_AVX      1       /* 32 bytes */
-#define ELT_X86_64_VEC_AVX512   2       /* 64 bytes */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -53,11 +48,13 @@ struct elt_x86_64_frame {
 	uint64_t rax;
 	uint64_t r10;
 	uint64_t r11;
-	uint32_t hook;
 	uint32_t x87_depth;
+	uint32_t mxcsr;
 	unsigned char x87[2][ELT_X86_64_X87_SLOT];
-	uint64_t function_id;
-	uint64_t caller_sp;
+	uint16_t fcw;
+	uint16_t pad;
+	uint32_t scratch;
+	uint64_t pad2;
 	unsigned char vec[ELT_X86_64_VEC_COUNT][ELT_X86_64_VEC_SLOT];
 };
 #endif

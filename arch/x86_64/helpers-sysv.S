@@ -1,74 +1,65 @@
 /*
- * x86-64 System V helpers: elt_helper_enter, elt_helper_leave and
- * elt_helper_tailcall, called by instrumented code (doc/abi.md).
+ * x86-64 System V helpers: elt_helper_enter, elt_helper_leave,
+ * elt_helper_leave_x87 and elt_helper_tailcall, called by instrumented
+ * code (doc/abi.md).
  *
  *   in:  on the stack, pushed in this order before the call: the caller SP
  *        (the SP before the call to the instrumented function: its first
  *        stack argument), then the function id.  The helper pops both.
- *   out: every general register unchanged, xmm0-7
- *        unchanged at their full width (ymm on AVX, zmm on AVX-512), and on
- *        Leave the x87 st0/st1 a long double result lives in.  Only the
- *        arithmetic flags and the vector registers that carry nothing here
- *        (8-31, k0-7: caller-saved in the ABI) may change.
+ *   out: every general register unchanged, xmm0-7 unchanged at their full
+ *        width (ymm on AVX, zmm on AVX-512), MXCSR and the x87 control word
+ *        unchanged, and after elt_helper_leave_x87 the x87 st0/st1 a long
+ *        double result lives in.  Only the arithmetic flags and the vector
+ *        registers that carry nothing here (8-31, k0-7: caller-saved in the
+ *        ABI) may change.
  *
- * The stack pointer at the call need not be aligned: the helper aligns its
+ * Each entry first tests elt_armed: with no plugin to call it returns at
+ * once, saving nothing.  Armed, it jumps to the body for the vector width
+ * this CPU has, chosen once at load time (sysv.c), so no call tests the
+ * width again.
+ *
+ * The stack pointer at the call need not be aligned: a body aligns its
  * own frame (and keeps %rbp as a frame pointer, described by CFI, so
  * debuggers and backtrace() unwind through it).
  */
 #include "asm.h"
+#include "cpu.h"
 #include "frame.h"
 #include "hook.h"
 
 	.text
 
-/* Vector argument/return registers at the width this CPU has. */
-.macro SAVE_VECTORS
-	movzbl	elt_x86_64_vector_width(%rip), %eax
-	cmpl	$ELT_X86_64_VEC_AVX, %eax
-	je	.Lsave_avx\@
-	ja	.Lsave_avx512\@
+/* Vector argument/return registers 0-7 at one width: 0 SSE, 1 AVX, 2 AVX-512. */
+.macro VECTORS op, width
 	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	.if \width == ELT_X86_64_VEC_SSE
+	.ifc \op, save
 	movdqa	%xmm\n, ELT_X86_64_VEC + \n * ELT_X86_64_VEC_SLOT(%rsp)
-	.endr
-	jmp	.Lsaved\@
-.Lsave_avx\@:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
-	vmovdqa	%ymm\n, ELT_X86_64_VEC + \n * ELT_X86_64_VEC_SLOT(%rsp)
-	.endr
-	jmp	.Lsaved\@
-.Lsave_avx512\@:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
-	vmovdqa64 %zmm\n, ELT_X86_64_VEC + \n * ELT_X86_64_VEC_SLOT(%rsp)
-	.endr
-.Lsaved\@:
-.endm
-
-.macro RESTORE_VECTORS
-	movzbl	elt_x86_64_vector_width(%rip), %eax
-	cmpl	$ELT_X86_64_VEC_AVX, %eax
-	je	.Lrestore_avx\@
-	ja	.Lrestore_avx512\@
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	.else
 	movdqa	ELT_X86_64_VEC + \n * ELT_X86_64_VEC_SLOT(%rsp), %xmm\n
-	.endr
-	jmp	.Lrestored\@
-.Lrestore_avx\@:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	.endif
+	.elseif \width == ELT_X86_64_VEC_AVX
+	.ifc \op, save
+	vmovdqa	%ymm\n, ELT_X86_64_VEC + \n * ELT_X86_64_VEC_SLOT(%rsp)
+	.else
 	vmovdqa	ELT_X86_64_VEC + \n * ELT_X86_64_VEC_SLOT(%rsp), %ymm\n
-	.endr
-	jmp	.Lrestored\@
-.Lrestore_avx512\@:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	.endif
+	.else
+	.ifc \op, save
+	vmovdqa64 %zmm\n, ELT_X86_64_VEC + \n * ELT_X86_64_VEC_SLOT(%rsp)
+	.else
 	vmovdqa64 ELT_X86_64_VEC + \n * ELT_X86_64_VEC_SLOT(%rsp), %zmm\n
+	.endif
+	.endif
 	.endr
-.Lrestored\@:
 .endm
 
 /*
  * A long double result is in st0 (a complex one in st0 and st1).  The ABI
  * wants the x87 stack empty at a call, so pop what is there, remembering
  * how much, and push it back afterwards.  fxam tells an empty register
- * (C3=1, C2=0, C0=1) without faulting.
+ * (C3=1, C2=0, C0=1) without faulting.  Only elt_helper_leave_x87 does
+ * this: no other segment end can have a value there.
  */
 .macro SAVE_X87
 	movl	$0, ELT_X86_64_X87_DEPTH(%rsp)
@@ -98,7 +89,34 @@
 .Lx87_restored\@:
 .endm
 
-.macro HELPER name, hook, x87
+/*
+ * The FP control state is the instrumented code's, whatever a plugin did
+ * (doc/abi.md): MXCSR whole (its control bits and the status flags the
+ * code had) and the x87 control word.  Reading them is cheap; loading
+ * them is not, so they are reloaded only when a plugin changed them.
+ */
+.macro SAVE_FP_CONTROL
+	stmxcsr	ELT_X86_64_MXCSR(%rsp)
+	fnstcw	ELT_X86_64_FCW(%rsp)
+.endm
+
+.macro RESTORE_FP_CONTROL
+	stmxcsr	ELT_X86_64_SCRATCH(%rsp)
+	movl	ELT_X86_64_SCRATCH(%rsp), %eax
+	cmpl	ELT_X86_64_MXCSR(%rsp), %eax
+	je	.Lmxcsr_kept\@
+	ldmxcsr	ELT_X86_64_MXCSR(%rsp)
+.Lmxcsr_kept\@:
+	fnstcw	ELT_X86_64_SCRATCH(%rsp)
+	movzwl	ELT_X86_64_SCRATCH(%rsp), %eax
+	cmpw	ELT_X86_64_FCW(%rsp), %ax
+	je	.Lfcw_kept\@
+	fldcw	ELT_X86_64_FCW(%rsp)
+.Lfcw_kept\@:
+.endm
+
+/* The armed half of a helper, for one hook at one vector width. */
+.macro BODY name, hook, width, x87
 ELT_ENTRY(\name)
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
@@ -117,25 +135,33 @@ ELT_ENTRY(\name)
 	movq	%rax, ELT_X86_64_RAX(%rsp)
 	movq	%r10, ELT_X86_64_R10(%rsp)
 	movq	%r11, ELT_X86_64_R11(%rsp)
-	movq	16(%rbp), %r11
-	movq	%r11, ELT_X86_64_FUNCTION_ID(%rsp)
-	movq	24(%rbp), %r11
-	movq	%r11, ELT_X86_64_CALLER_SP(%rsp)
-	movl	$\hook, ELT_X86_64_HOOK(%rsp)
-	SAVE_VECTORS
+	VECTORS	save, \width
+	.if \width != ELT_X86_64_VEC_SSE
+	/* The C below is SSE code: with dirty upper halves each of its
+	 * vector instructions would pay the AVX/SSE transition (or a false
+	 * dependency) on most CPUs.  The uppers are saved; clear them. */
+	vzeroupper
+	.endif
+	SAVE_FP_CONTROL
 	.if \x87
 	SAVE_X87
 	.else
 	movl	$0, ELT_X86_64_X87_DEPTH(%rsp)
 	.endif
 
+	/* elt_dispatch_frame(frame, id, caller SP, hook, continuation) */
+	movq	%rcx, %r8
 	movq	%rsp, %rdi
-	call	elt_x86_64_dispatch
+	movq	16(%rbp), %rsi
+	movq	24(%rbp), %rdx
+	movl	$\hook, %ecx
+	call	elt_dispatch_frame
 
+	RESTORE_FP_CONTROL
 	.if \x87
 	RESTORE_X87
 	.endif
-	RESTORE_VECTORS
+	VECTORS	restore, \width
 	movq	ELT_X86_64_RDI(%rsp), %rdi
 	movq	ELT_X86_64_RSI(%rsp), %rsi
 	movq	ELT_X86_64_RDX(%rsp), %rdx
@@ -153,13 +179,59 @@ ELT_ENTRY(\name)
 	.cfi_restore %rbp
 	ret	$16
 ELT_END(\name)
+	ELT_LOCAL(\name)
 .endm
 
-	ELT_LOCAL(elt_x86_64_dispatch)
-	ELT_LOCAL(elt_x86_64_vector_width)
+/* The public entry: idle, return; armed, the body for this CPU. */
+.macro HELPER name, body
+ELT_ENTRY(\name)
+	cmpb	$0, elt_armed(%rip)
+	je	.Lidle\@
+	jmp	*elt_x86_64_body + \body(%rip)
+.Lidle\@:
+	ret	$16
+ELT_END(\name)
+.endm
 
-	HELPER	elt_helper_enter, ELT_HOOK_ENTER, 0
-	HELPER	elt_helper_leave, ELT_HOOK_LEAVE, 1
-	HELPER	elt_helper_tailcall, ELT_HOOK_TAILCALL, 0
+	ELT_LOCAL(elt_armed)
+	ELT_LOCAL(elt_dispatch_frame)
+	ELT_LOCAL(elt_x86_64_body)
+	ELT_LOCAL(elt_x86_64_bodies)
+
+	HELPER	elt_helper_enter, ELT_X86_64_BODY_ENTER
+	HELPER	elt_helper_leave, ELT_X86_64_BODY_LEAVE
+	HELPER	elt_helper_leave_x87, ELT_X86_64_BODY_LEAVE_X87
+	HELPER	elt_helper_tailcall, ELT_X86_64_BODY_TAILCALL
+
+.macro BODIES width, suffix
+	BODY	elt_x86_64_enter_\suffix, ELT_HOOK_ENTER, \width, 0
+	BODY	elt_x86_64_leave_\suffix, ELT_HOOK_LEAVE, \width, 0
+	BODY	elt_x86_64_leave_x87_\suffix, ELT_HOOK_LEAVE, \width, 1
+	BODY	elt_x86_64_tailcall_\suffix, ELT_HOOK_TAILCALL, \width, 0
+.endm
+
+	BODIES	ELT_X86_64_VEC_SSE, sse
+	BODIES	ELT_X86_64_VEC_AVX, avx
+	BODIES	ELT_X86_64_VEC_AVX512, avx512
+
+/* The table cpu.c chooses a row of (cpu.h's offsets, in order). */
+.macro BODY_ROW suffix
+	.quad	elt_x86_64_enter_\suffix, elt_x86_64_leave_\suffix
+	.quad	elt_x86_64_leave_x87_\suffix, elt_x86_64_tailcall_\suffix
+.endm
+
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl	elt_x86_64_bodies
+elt_x86_64_bodies:
+	BODY_ROW sse
+	BODY_ROW avx
+	BODY_ROW avx512
+
+	.data
+	.p2align 5
+	.globl	elt_x86_64_body
+elt_x86_64_body:
+	BODY_ROW sse
 
 	ELT_OBJECT_NOTES

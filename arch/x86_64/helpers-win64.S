@@ -15,6 +15,10 @@
  *        and the registers that carry nothing here (zmm16-31, k0-7:
  *        volatile in the ABI) may change.
  *
+ * Each entry first tests elt_armed: with no plugin to call it returns at
+ * once, saving nothing.  Armed, it jumps to the body for the vector width
+ * this CPU has, chosen once at load time (cpu.c).
+ *
  * The stack pointer at the call need not be aligned: the helper aligns its
  * own frame, reserves the 32-byte home area for the C call, and keeps
  * %rbp as the frame pointer, which the SEH unwind data describes, so
@@ -22,59 +26,61 @@
  * through the helper.
  */
 #include "asm.h"
+#include "cpu.h"
 #include "frame-win64.h"
 #include "hook.h"
 
 /* Where the register image starts above the stack pointer of the C call:
- * past the home area, at the next 64-byte boundary. */
+ * past the home area and the fifth argument, at the next 64-byte boundary. */
 #define IMAGE 64
 #define SLOT(n) (IMAGE + ELT_WIN64_VEC + (n) * ELT_WIN64_VEC_SLOT)
 
 	.text
 
-.macro SAVE_VECTORS
-	movzbl	elt_x86_64_vector_width(%rip), %eax
-	cmpl	$ELT_X86_64_VEC_AVX, %eax
-	je	.Lsave_avx\@
-	ja	.Lsave_avx512\@
+/* Vector registers 0-15 at one width: 0 SSE, 1 AVX, 2 AVX-512. */
+.macro VECTORS op, width
 	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	.if \width == ELT_X86_64_VEC_SSE
+	.ifc \op, save
 	movdqa	%xmm\n, SLOT(\n)(%rsp)
-	.endr
-	jmp	.Lsaved\@
-.Lsave_avx\@:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	vmovdqa	%ymm\n, SLOT(\n)(%rsp)
-	.endr
-	jmp	.Lsaved\@
-.Lsave_avx512\@:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
-	vmovdqa64 %zmm\n, SLOT(\n)(%rsp)
-	.endr
-.Lsaved\@:
-.endm
-
-.macro RESTORE_VECTORS
-	movzbl	elt_x86_64_vector_width(%rip), %eax
-	cmpl	$ELT_X86_64_VEC_AVX, %eax
-	je	.Lrestore_avx\@
-	ja	.Lrestore_avx512\@
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	.else
 	movdqa	SLOT(\n)(%rsp), %xmm\n
-	.endr
-	jmp	.Lrestored\@
-.Lrestore_avx\@:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	.endif
+	.elseif \width == ELT_X86_64_VEC_AVX
+	.ifc \op, save
+	vmovdqa	%ymm\n, SLOT(\n)(%rsp)
+	.else
 	vmovdqa	SLOT(\n)(%rsp), %ymm\n
-	.endr
-	jmp	.Lrestored\@
-.Lrestore_avx512\@:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	.endif
+	.else
+	.ifc \op, save
+	vmovdqa64 %zmm\n, SLOT(\n)(%rsp)
+	.else
 	vmovdqa64 SLOT(\n)(%rsp), %zmm\n
+	.endif
+	.endif
 	.endr
-.Lrestored\@:
 .endm
 
-.macro HELPER name, hook
+/* MXCSR and the x87 control word are nonvolatile: the C code keeps them,
+ * unless a plugin broke that rule; then they are put back (doc/abi.md). */
+.macro RESTORE_FP_CONTROL
+	stmxcsr	IMAGE + ELT_WIN64_SCRATCH(%rsp)
+	movl	IMAGE + ELT_WIN64_SCRATCH(%rsp), %eax
+	cmpl	IMAGE + ELT_WIN64_MXCSR(%rsp), %eax
+	je	.Lmxcsr_kept\@
+	ldmxcsr	IMAGE + ELT_WIN64_MXCSR(%rsp)
+.Lmxcsr_kept\@:
+	fnstcw	IMAGE + ELT_WIN64_SCRATCH(%rsp)
+	movzwl	IMAGE + ELT_WIN64_SCRATCH(%rsp), %eax
+	cmpw	IMAGE + ELT_WIN64_FCW(%rsp), %ax
+	je	.Lfcw_kept\@
+	fldcw	IMAGE + ELT_WIN64_FCW(%rsp)
+.Lfcw_kept\@:
+.endm
+
+/* The armed half of a helper, for one hook at one vector width. */
+.macro BODY name, hook, width
 ELT_ENTRY(\name)
 	pushq	%rbp
 	.seh_pushreg %rbp
@@ -92,17 +98,26 @@ ELT_ENTRY(\name)
 	movq	%rax, IMAGE + ELT_WIN64_RAX(%rsp)
 	movq	%r10, IMAGE + ELT_WIN64_R10(%rsp)
 	movq	%r11, IMAGE + ELT_WIN64_R11(%rsp)
-	movq	16(%rbp), %r11
-	movq	%r11, IMAGE + ELT_WIN64_FUNCTION_ID(%rsp)
-	movq	24(%rbp), %r11
-	movq	%r11, IMAGE + ELT_WIN64_CALLER_SP(%rsp)
-	movl	$\hook, IMAGE + ELT_WIN64_HOOK(%rsp)
-	SAVE_VECTORS
+	VECTORS	save, \width
+	.if \width != ELT_X86_64_VEC_SSE
+	/* The C below is SSE code: dirty upper halves would cost it the
+	 * AVX/SSE transition on most CPUs.  They are saved; clear them. */
+	vzeroupper
+	.endif
+	stmxcsr	IMAGE + ELT_WIN64_MXCSR(%rsp)
+	fnstcw	IMAGE + ELT_WIN64_FCW(%rsp)
 
-	leaq	IMAGE(%rsp), %rcx       /* %rsp: 16-aligned, home area below the image */
-	call	elt_x86_64_win64_dispatch
+	/* elt_dispatch_frame(frame, id, caller SP, hook, continuation): the
+	 * fifth argument goes above the home area. */
+	movq	%rcx, 32(%rsp)
+	leaq	IMAGE(%rsp), %rcx
+	movq	16(%rbp), %rdx
+	movq	24(%rbp), %r8
+	movl	$\hook, %r9d
+	call	elt_dispatch_frame
 
-	RESTORE_VECTORS
+	RESTORE_FP_CONTROL
+	VECTORS	restore, \width
 	movq	IMAGE + ELT_WIN64_RCX(%rsp), %rcx
 	movq	IMAGE + ELT_WIN64_RDX(%rsp), %rdx
 	movq	IMAGE + ELT_WIN64_R8(%rsp), %r8
@@ -118,10 +133,55 @@ ELT_ENTRY(\name)
 ELT_END(\name)
 .endm
 
-	HELPER	elt_helper_enter, ELT_HOOK_ENTER
-	HELPER	elt_helper_leave, ELT_HOOK_LEAVE
-	HELPER	elt_helper_tailcall, ELT_HOOK_TAILCALL
+/* The public entry: idle, return; armed, the body for this CPU.  Neither
+ * path touches the stack: no unwind data beyond the procedure's bounds. */
+.macro HELPER name, body
+ELT_ENTRY(\name)
+	.seh_endprologue
+	cmpb	$0, elt_armed(%rip)
+	je	.Lidle\@
+	jmp	*elt_x86_64_body + \body(%rip)
+.Lidle\@:
+	ret	$16
+ELT_END(\name)
+.endm
 
+	HELPER	elt_helper_enter, ELT_X86_64_BODY_ENTER
+	HELPER	elt_helper_leave, ELT_X86_64_BODY_LEAVE
+	HELPER	elt_helper_tailcall, ELT_X86_64_BODY_TAILCALL
+
+.macro BODIES width, suffix
+	BODY	elt_x86_64_enter_\suffix, ELT_HOOK_ENTER, \width
+	BODY	elt_x86_64_leave_\suffix, ELT_HOOK_LEAVE, \width
+	BODY	elt_x86_64_tailcall_\suffix, ELT_HOOK_TAILCALL, \width
+.endm
+
+	BODIES	ELT_X86_64_VEC_SSE, sse
+	BODIES	ELT_X86_64_VEC_AVX, avx
+	BODIES	ELT_X86_64_VEC_AVX512, avx512
+
+/* The table cpu.c chooses a row of (cpu.h's offsets, in order; no x87
+ * results on Win64, so its x87 Leave is the plain one). */
+.macro BODY_ROW suffix
+	.quad	elt_x86_64_enter_\suffix, elt_x86_64_leave_\suffix
+	.quad	elt_x86_64_leave_\suffix, elt_x86_64_tailcall_\suffix
+.endm
+
+	.section .rdata, "dr"
+	.p2align 3
+	.globl	elt_x86_64_bodies
+elt_x86_64_bodies:
+	BODY_ROW sse
+	BODY_ROW avx
+	BODY_ROW avx512
+
+	.data
+	.p2align 5
+	.globl	elt_x86_64_body
+elt_x86_64_body:
+	BODY_ROW sse
+
+	.text
 	/* The DLL exports what is dllexport: say so for the helpers, as the
 	 * compiler does for C (include/asyncelt/helpers.h declares them). */
 	.section .drectve, "yn"

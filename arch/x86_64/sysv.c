@@ -1,12 +1,11 @@
 /*
  * x86-64 System V: the C half of the port.  Checks the frame layout shared
- * with helpers-sysv.S, picks the vector width the helpers save, turns a frame into
+ * with helpers-sysv.S, turns a frame into
  * a segment for the portable dispatcher, and classifies signatures: where
  * each argument and the return value live (AMD64 psABI, section 3.2.3).
  */
 #include "internal.h"
 #include "frame.h"
-#include "cpu.h"
 
 #include "aggregate.h"
 
@@ -25,11 +24,11 @@ CHECK(r9, ELT_X86_64_R9);
 CHECK(rax, ELT_X86_64_RAX);
 CHECK(r10, ELT_X86_64_R10);
 CHECK(r11, ELT_X86_64_R11);
-CHECK(hook, ELT_X86_64_HOOK);
 CHECK(x87_depth, ELT_X86_64_X87_DEPTH);
+CHECK(mxcsr, ELT_X86_64_MXCSR);
 CHECK(x87, ELT_X86_64_X87);
-CHECK(function_id, ELT_X86_64_FUNCTION_ID);
-CHECK(caller_sp, ELT_X86_64_CALLER_SP);
+CHECK(fcw, ELT_X86_64_FCW);
+CHECK(scratch, ELT_X86_64_SCRATCH);
 CHECK(vec, ELT_X86_64_VEC);
 _Static_assert(sizeof(struct elt_x86_64_frame) == ELT_X86_64_FRAME_SIZE,
 	       "frame size differs from helpers-sysv.S");
@@ -37,28 +36,9 @@ _Static_assert(ELT_X86_64_FRAME_SIZE % ELT_X86_64_FRAME_ALIGN == 0,
 	       "the frame must keep the stack aligned for the C call");
 _Static_assert(ELT_X86_64_VEC % 64 == 0, "zmm slots must be 64-byte aligned");
 _Static_assert(sizeof(long double) == ELT_X86_64_X87_SLOT, "x87 slot holds a long double");
-_Static_assert(ELT_X86_64_VEC_SSE == 0 && ELT_X86_64_VEC_AVX == 1 &&
-	       ELT_X86_64_VEC_AVX512 == 2, "the widths of cpu.h");
 #undef CHECK
 
 const char elt_arch_abi[] = "x86_64-sysv";
-
-/* Read by helpers-sysv.S on every call; written once, before any helper can run. */
-ELT_HIDDEN unsigned char elt_x86_64_vector_width = ELT_X86_64_VEC_SSE;
-
-/* What the helpers save: all of it, or less when $ASYNCELT_X86_VECTOR_WIDTH
- * asks for less (cpu.c). */
-__attribute__((constructor)) static void detect_vector_width(void)
-{
-	elt_x86_64_vector_width = elt_x86_64_detect_vector_width();
-}
-
-ELT_HIDDEN void elt_x86_64_dispatch(struct elt_x86_64_frame *frame);
-
-void elt_x86_64_dispatch(struct elt_x86_64_frame *frame)
-{
-	elt_dispatch_frame(frame, frame->function_id, frame->caller_sp, frame->hook, frame->rcx);
-}
 
 uintptr_t elt_arch_return_address(const struct elt_info *info)
 {

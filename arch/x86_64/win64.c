@@ -31,7 +31,6 @@
  */
 #include "internal.h"
 #include "frame-win64.h"
-#include "cpu.h"
 
 #include <stddef.h>
 
@@ -45,9 +44,9 @@ CHECK(r9, ELT_WIN64_R9);
 CHECK(rax, ELT_WIN64_RAX);
 CHECK(r10, ELT_WIN64_R10);
 CHECK(r11, ELT_WIN64_R11);
-CHECK(hook, ELT_WIN64_HOOK);
-CHECK(function_id, ELT_WIN64_FUNCTION_ID);
-CHECK(caller_sp, ELT_WIN64_CALLER_SP);
+CHECK(mxcsr, ELT_WIN64_MXCSR);
+CHECK(fcw, ELT_WIN64_FCW);
+CHECK(scratch, ELT_WIN64_SCRATCH);
 CHECK(vec, ELT_WIN64_VEC);
 _Static_assert(sizeof(struct elt_x86_64_win64_frame) == ELT_WIN64_FRAME_SIZE,
 	       "frame size differs from helpers-win64.S");
@@ -58,22 +57,6 @@ _Static_assert(sizeof(long double) == 16, "mingw-w64's long double: 80-bit in 16
 #undef CHECK
 
 const char elt_arch_abi[] = "x86_64-win64";
-
-/* Read by helpers-win64.S on every call; written once, before any helper can run. */
-unsigned char elt_x86_64_vector_width = ELT_X86_64_VEC_SSE;
-
-__attribute__((constructor)) static void detect_vector_width(void)
-{
-	elt_x86_64_vector_width = elt_x86_64_detect_vector_width();
-}
-
-void elt_x86_64_win64_dispatch(struct elt_x86_64_win64_frame *frame);
-
-void elt_x86_64_win64_dispatch(struct elt_x86_64_win64_frame *frame)
-{
-	elt_dispatch_frame(frame, frame->function_id, frame->caller_sp, frame->hook,
-			   frame->rcx);
-}
 
 uintptr_t elt_arch_return_address(const struct elt_info *info)
 {

@@ -26,6 +26,13 @@ ELT_API void elt_helper_enter(void);
 /* At the end of every segment: each suspension (continuation live in the
  * continuation return register) and the final return (result live). */
 ELT_API void elt_helper_leave(void);
+#if (defined(__x86_64__) && !defined(_WIN32)) || defined(__i386__)
+/* x86-64 System V and i386 only: Leave of a function whose result is on
+ * the x87 stack (a long double or complex long double; on i386 also a
+ * float or double).  It keeps st0/st1; elt_helper_leave does not look
+ * there, which saves every other Leave the probe. */
+ELT_API void elt_helper_leave_x87(void);
+#endif
 /* Before a tail call replaces the frame, the callee's arguments live. */
 ELT_API void elt_helper_tailcall(void);
 

@@ -43,7 +43,9 @@ ELT_ENTRY(probe_leave)
 	call	*probe_target(%rip)     /* %rdi (a struct return buffer) passes through */
 	movq	probe_continuation(%rip), %rcx
 	PUSH_HELPER_ARGS
-	call	elt_helper_leave
+	/* The probe does not know its target's result type: the x87 Leave is
+	 * right for every one, a long double in st0 included. */
+	call	elt_helper_leave_x87
 	EPILOG
 ELT_END(probe_leave)
 
