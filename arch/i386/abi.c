@@ -11,6 +11,7 @@
 
 #include <cpuid.h>
 #include <stddef.h>
+#include <string.h>
 
 #define CHECK(field, offset) \
 	_Static_assert(offsetof(struct elt_i386_frame, field) == (offset), \
@@ -18,9 +19,9 @@
 CHECK(eax, ELT_I386_EAX);
 CHECK(edx, ELT_I386_EDX);
 CHECK(ecx, ELT_I386_ECX);
-CHECK(hook, ELT_I386_HOOK);
-CHECK(function_id, ELT_I386_FUNCTION_ID);
-CHECK(caller_sp, ELT_I386_CALLER_SP);
+CHECK(mxcsr, ELT_I386_MXCSR);
+CHECK(fcw, ELT_I386_FCW);
+CHECK(scratch, ELT_I386_SCRATCH);
 CHECK(vec_width, ELT_I386_VEC_WIDTH);
 CHECK(x87_depth, ELT_I386_X87_DEPTH);
 CHECK(st0_double, ELT_I386_ST0_DOUBLE);
@@ -45,10 +46,15 @@ _Static_assert(sizeof(void *) == 4 && sizeof(long double) == 12,
 
 const char elt_arch_abi[] = "i386";
 
-/* Read by helpers.S on every call; written once, before any helper can
- * run.  SSE until then (every x86 CPU of this century has it); the
- * constructor lowers it to "none" on a CPU without. */
-ELT_HIDDEN unsigned char elt_i386_vector_width = ELT_I386_VEC_SSE;
+typedef void (*elt_i386_body_fn)(void);
+
+/* Defined by helpers.S: the bodies at each width, and the row in use (SSE
+ * until the constructor below runs: every x86 CPU of this century). */
+ELT_HIDDEN extern const elt_i386_body_fn
+	elt_i386_bodies[ELT_I386_VEC_WIDTHS][ELT_I386_BODY_COUNT];
+ELT_HIDDEN extern elt_i386_body_fn elt_i386_body[ELT_I386_BODY_COUNT];
+_Static_assert(ELT_I386_BODY_TAILCALL == 3 * sizeof(elt_i386_body_fn),
+	       "the body offsets of frame.h");
 
 static uint64_t xgetbv0(void)
 {
@@ -60,32 +66,29 @@ static uint64_t xgetbv0(void)
 
 /* The widest vector state the CPU has and the OS saves (XCR0).  Linux
  * enables SSE state (CR4.OSFXSR) on every CPU that has SSE. */
-__attribute__((constructor)) static void detect_vector_width(void)
+static unsigned vector_width(void)
 {
 	unsigned a = 0, b = 0, c = 0, d = 0;
 	uint64_t xcr0;
 
 	/* __get_cpuid also finds out whether this CPU has CPUID at all. */
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(d & bit_SSE)) {
-		elt_i386_vector_width = ELT_I386_VEC_NONE;
-		return;
-	}
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(d & bit_SSE))
+		return ELT_I386_VEC_NONE;
 	if (!(c & bit_OSXSAVE) || !(c & bit_AVX))
-		return;
+		return ELT_I386_VEC_SSE;
 	xcr0 = xgetbv0();
 	if ((xcr0 & 0x6) != 0x6)                /* XMM and YMM state */
-		return;
-	elt_i386_vector_width = ELT_I386_VEC_AVX;
+		return ELT_I386_VEC_SSE;
 	if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) &&
 	    (xcr0 & 0xe6) == 0xe6)              /* opmask, ZMM_Hi256, Hi16_ZMM */
-		elt_i386_vector_width = ELT_I386_VEC_AVX512;
+		return ELT_I386_VEC_AVX512;
+	return ELT_I386_VEC_AVX;
 }
 
-ELT_HIDDEN void elt_i386_dispatch(struct elt_i386_frame *frame);
-
-void elt_i386_dispatch(struct elt_i386_frame *frame)
+/* Chosen once, before any helper can be armed. */
+__attribute__((constructor)) static void choose_bodies(void)
 {
-	elt_dispatch_frame(frame, frame->function_id, frame->caller_sp, frame->hook, frame->ecx);
+	memcpy(elt_i386_body, elt_i386_bodies[vector_width()], sizeof(elt_i386_body));
 }
 
 uintptr_t elt_arch_return_address(const struct elt_info *info)

@@ -10,7 +10,7 @@
  *
  *     push <caller SP>; push <function id>; call elt_helper_enter
  *
- * and the helper pops them (ret $8).  Every C argument is on the stack on
+ * and the helper pops them (ret $8), handing both to C as arguments.  Every C argument is on the stack on
  * this ABI, but eax, edx and ecx carry regparm/fastcall arguments, the
  * int64 result (edx:eax) and the continuation (ecx), so the helper takes
  * nothing from registers.
@@ -21,9 +21,9 @@
 #define ELT_I386_EAX            0       /* result; eax then edx: an int64 or */
 #define ELT_I386_EDX            4       /* _Complex float result reads in place */
 #define ELT_I386_ECX            8       /* the continuation return */
-#define ELT_I386_HOOK          12       /* uint32: ELT_HOOK_* */
-#define ELT_I386_FUNCTION_ID   16       /* pushed by the caller */
-#define ELT_I386_CALLER_SP     20       /* pushed by the caller */
+#define ELT_I386_MXCSR         12       /* uint32: the code's MXCSR (with SSE) */
+#define ELT_I386_FCW           16       /* uint16: the code's x87 control word */
+#define ELT_I386_SCRATCH       20       /* uint32: MXCSR/FCW after the plugins */
 #define ELT_I386_VEC_WIDTH     24       /* uint32: what was saved (ELT_I386_VEC_*) */
 #define ELT_I386_X87_DEPTH     28       /* uint32: x87 registers saved (Leave) */
 #define ELT_I386_ST0_DOUBLE    32       /* st0 rounded to double (depth >= 1) */
@@ -38,21 +38,31 @@
 #define ELT_I386_FRAME_SIZE   640
 #define ELT_I386_FRAME_ALIGN   64
 
-/* elt_i386_vector_width: which part of the vector registers exists and is
- * saved (the rest of each slot is left as it was). */
+/* Which part of the vector registers exists and is saved (the rest of
+ * each slot is left as it was): the row of helper bodies abi.c chooses. */
 #define ELT_I386_VEC_NONE       0       /* no SSE: no xmm registers */
 #define ELT_I386_VEC_SSE        1       /* 16 bytes */
 #define ELT_I386_VEC_AVX        2       /* 32 bytes */
 #define ELT_I386_VEC_AVX512     3       /* 64 bytes */
+#define ELT_I386_VEC_WIDTHS     4
+
+/* Offsets in elt_i386_body, the bodies each public helper jumps to when
+ * armed. */
+#define ELT_I386_BODY_ENTER      0
+#define ELT_I386_BODY_LEAVE      4
+#define ELT_I386_BODY_LEAVE_X87  8
+#define ELT_I386_BODY_TAILCALL  12
+#define ELT_I386_BODY_COUNT      4
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
 
 struct elt_i386_frame {
 	uint32_t eax, edx, ecx;
-	uint32_t hook;
-	uint32_t function_id;
-	uint32_t caller_sp;
+	uint32_t mxcsr;
+	uint16_t fcw;
+	uint16_t pad;
+	uint32_t scratch;
 	uint32_t vec_width;
 	uint32_t x87_depth;
 	double st0_double __attribute__((aligned(8)));

@@ -1,6 +1,7 @@
 /*
- * i386 System V (Linux, cdecl) helpers: elt_helper_enter, elt_helper_leave
- * and elt_helper_tailcall, called by instrumented code (doc/abi.md).
+ * i386 System V (Linux, cdecl) helpers: elt_helper_enter, elt_helper_leave,
+ * elt_helper_leave_x87 and elt_helper_tailcall, called by instrumented
+ * code (doc/abi.md).
  *
  *   in:  on the stack, pushed in this order before the call: the caller SP
  *        (the SP before the call to the instrumented function: its first
@@ -8,10 +9,10 @@
  *        (ret $8).
  *   out: every general register unchanged (eax, edx: the result, ecx: the
  *        continuation, ebx, esi, edi, ebp), xmm0-7 unchanged at their full
- *        width (ymm on AVX, zmm on AVX-512; nothing without SSE), and on
- *        Leave the x87 st0/st1 a float, double or long double result lives
- *        in, with the whole x87 environment (control and status words).
- *        The MXCSR and x87 control bits are kept as the C ABI keeps them.
+ *        width (ymm on AVX, zmm on AVX-512; nothing without SSE), MXCSR and
+ *        the x87 control word, and after elt_helper_leave_x87 the x87
+ *        st0/st1 a float, double or long double result lives in, with the
+ *        whole x87 environment (control and status words).
  *        Only the arithmetic flags and k0-7 may change.
  *
  * The stack pointer at the call need not be aligned: the helper aligns its
@@ -19,8 +20,11 @@
  * debuggers and backtrace() unwind through it), then calls C with the
  * 16-byte alignment the i386 psABI asks for.
  *
- * The code is position independent: the one datum it reads, the vector
- * width, is reached GOT-relative through a local pc thunk.
+ * Each entry first tests elt_armed: with no plugin to call it returns at
+ * once.  Armed, it jumps to the body for the vector width this CPU has,
+ * chosen once at load time (abi.c).  Position independent: the entry
+ * reaches both GOT-relative through a local pc thunk, and %eax, which
+ * that needs, waits on the stack for the body (or the idle return).
  */
 #include "asm.h"
 #include "frame.h"
@@ -38,55 +42,29 @@ elt_i386_pc_thunk_ax:
 	.cfi_endproc
 	.size	elt_i386_pc_thunk_ax, . - elt_i386_pc_thunk_ax
 
-/* Vector argument/return registers at the width this CPU has; the width is
- * remembered in the frame for the restore. */
-.macro SAVE_VECTORS
-	call	elt_i386_pc_thunk_ax
-	addl	$_GLOBAL_OFFSET_TABLE_, %eax
-	movzbl	elt_i386_vector_width@GOTOFF(%eax), %eax
-	movl	%eax, ELT_I386_VEC_WIDTH(%esp)
-	cmpl	$ELT_I386_VEC_SSE, %eax
-	jb	.Lsaved\@
-	ja	.Lsave_wide\@
+/* Vector argument/return registers at one width (none without SSE). */
+.macro VECTORS op, width
 	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	.if \width == ELT_I386_VEC_SSE
+	.ifc \op, save
 	movaps	%xmm\n, ELT_I386_VEC + \n * ELT_I386_VEC_SLOT(%esp)   /* SSE1 */
-	.endr
-	jmp	.Lsaved\@
-.Lsave_wide\@:
-	cmpl	$ELT_I386_VEC_AVX, %eax
-	ja	.Lsave_avx512\@
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
-	vmovdqa	%ymm\n, ELT_I386_VEC + \n * ELT_I386_VEC_SLOT(%esp)
-	.endr
-	jmp	.Lsaved\@
-.Lsave_avx512\@:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
-	vmovdqa64 %zmm\n, ELT_I386_VEC + \n * ELT_I386_VEC_SLOT(%esp)
-	.endr
-.Lsaved\@:
-.endm
-
-.macro RESTORE_VECTORS
-	movl	ELT_I386_VEC_WIDTH(%esp), %eax
-	cmpl	$ELT_I386_VEC_SSE, %eax
-	jb	.Lrestored\@
-	ja	.Lrestore_wide\@
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	.else
 	movaps	ELT_I386_VEC + \n * ELT_I386_VEC_SLOT(%esp), %xmm\n
-	.endr
-	jmp	.Lrestored\@
-.Lrestore_wide\@:
-	cmpl	$ELT_I386_VEC_AVX, %eax
-	ja	.Lrestore_avx512\@
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	.endif
+	.elseif \width == ELT_I386_VEC_AVX
+	.ifc \op, save
+	vmovdqa	%ymm\n, ELT_I386_VEC + \n * ELT_I386_VEC_SLOT(%esp)
+	.else
 	vmovdqa	ELT_I386_VEC + \n * ELT_I386_VEC_SLOT(%esp), %ymm\n
-	.endr
-	jmp	.Lrestored\@
-.Lrestore_avx512\@:
-	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	.endif
+	.elseif \width == ELT_I386_VEC_AVX512
+	.ifc \op, save
+	vmovdqa64 %zmm\n, ELT_I386_VEC + \n * ELT_I386_VEC_SLOT(%esp)
+	.else
 	vmovdqa64 ELT_I386_VEC + \n * ELT_I386_VEC_SLOT(%esp), %zmm\n
+	.endif
+	.endif
 	.endr
-.Lrestored\@:
 .endm
 
 /*
@@ -137,8 +115,31 @@ elt_i386_pc_thunk_ax:
 .Lx87_restored\@:
 .endm
 
-.macro HELPER name, hook, x87
+/* The FP control state is the instrumented code's, whatever a plugin did
+ * (doc/abi.md): reloaded only when a plugin changed it, since reading is
+ * cheap and loading is not. */
+.macro RESTORE_FP_CONTROL width
+	.if \width != ELT_I386_VEC_NONE
+	stmxcsr	ELT_I386_SCRATCH(%esp)
+	movl	ELT_I386_SCRATCH(%esp), %eax
+	cmpl	ELT_I386_MXCSR(%esp), %eax
+	je	.Lmxcsr_kept\@
+	ldmxcsr	ELT_I386_MXCSR(%esp)
+.Lmxcsr_kept\@:
+	.endif
+	fnstcw	ELT_I386_SCRATCH(%esp)
+	movzwl	ELT_I386_SCRATCH(%esp), %eax
+	cmpw	ELT_I386_FCW(%esp), %ax
+	je	.Lfcw_kept\@
+	fldcw	ELT_I386_FCW(%esp)
+.Lfcw_kept\@:
+.endm
+
+/* The armed half of a helper, for one hook at one vector width.  On
+ * entry the caller's %eax is on the stack above the return address. */
+.macro BODY name, hook, width, x87
 ELT_ENTRY(\name)
+	.cfi_adjust_cfa_offset 4
 	pushl	%ebp
 	.cfi_adjust_cfa_offset 4
 	.cfi_rel_offset %ebp, 0
@@ -147,31 +148,46 @@ ELT_ENTRY(\name)
 	subl	$ELT_I386_FRAME_SIZE, %esp
 	andl	$-ELT_I386_FRAME_ALIGN, %esp
 
+	movl	4(%ebp), %eax
 	movl	%eax, ELT_I386_EAX(%esp)
 	movl	%edx, ELT_I386_EDX(%esp)
 	movl	%ecx, ELT_I386_ECX(%esp)
-	movl	8(%ebp), %eax
-	movl	%eax, ELT_I386_FUNCTION_ID(%esp)
-	movl	12(%ebp), %eax
-	movl	%eax, ELT_I386_CALLER_SP(%esp)
-	movl	$\hook, ELT_I386_HOOK(%esp)
-	SAVE_VECTORS
+	movl	$\width, ELT_I386_VEC_WIDTH(%esp)
+	VECTORS	save, \width
+	.if \width >= ELT_I386_VEC_AVX
+	/* The C below is SSE code: dirty upper halves would cost it the
+	 * AVX/SSE transition on most CPUs.  They are saved; clear them. */
+	vzeroupper
+	.endif
+	.if \width != ELT_I386_VEC_NONE
+	stmxcsr	ELT_I386_MXCSR(%esp)
+	.endif
+	fnstcw	ELT_I386_FCW(%esp)      /* before SAVE_X87 masks the exceptions */
 	.if \x87
 	SAVE_X87
 	.else
 	movl	$0, ELT_I386_X87_DEPTH(%esp)
 	.endif
 
+	/* elt_dispatch_frame(frame, id, caller SP, hook, continuation), the
+	 * stack 16-byte aligned at the call */
 	movl	%esp, %eax
-	subl	$16, %esp               /* the argument, 16-byte aligned at the call */
-	movl	%eax, (%esp)
-	call	elt_i386_dispatch
-	addl	$16, %esp
+	subl	$32, %esp
+	movl	%eax, 0(%esp)
+	movl	12(%ebp), %eax
+	movl	%eax, 4(%esp)
+	movl	16(%ebp), %eax
+	movl	%eax, 8(%esp)
+	movl	$\hook, 12(%esp)
+	movl	%ecx, 16(%esp)
+	call	elt_dispatch_frame
+	addl	$32, %esp
 
+	RESTORE_FP_CONTROL \width
 	.if \x87
 	RESTORE_X87
 	.endif
-	RESTORE_VECTORS
+	VECTORS	restore, \width
 	movl	ELT_I386_EAX(%esp), %eax
 	movl	ELT_I386_EDX(%esp), %edx
 	movl	ELT_I386_ECX(%esp), %ecx
@@ -181,15 +197,71 @@ ELT_ENTRY(\name)
 	popl	%ebp
 	.cfi_adjust_cfa_offset -4
 	.cfi_restore %ebp
+	leal	4(%esp), %esp           /* the entry's copy of %eax */
+	.cfi_adjust_cfa_offset -4
+	ret	$8
+ELT_END(\name)
+	ELT_LOCAL(\name)
+.endm
+
+/* The public entry: idle, return; armed, the body for this CPU. */
+.macro HELPER name, body
+ELT_ENTRY(\name)
+	pushl	%eax
+	.cfi_adjust_cfa_offset 4
+	call	elt_i386_pc_thunk_ax
+	addl	$_GLOBAL_OFFSET_TABLE_, %eax
+	cmpb	$0, elt_armed@GOTOFF(%eax)
+	je	.Lidle\@
+	jmp	*elt_i386_body + \body@GOTOFF(%eax)
+.Lidle\@:
+	popl	%eax
+	.cfi_adjust_cfa_offset -4
 	ret	$8
 ELT_END(\name)
 .endm
 
-	ELT_LOCAL(elt_i386_dispatch)
-	ELT_LOCAL(elt_i386_vector_width)
+	ELT_LOCAL(elt_armed)
+	ELT_LOCAL(elt_dispatch_frame)
+	ELT_LOCAL(elt_i386_body)
+	ELT_LOCAL(elt_i386_bodies)
 
-	HELPER	elt_helper_enter, ELT_HOOK_ENTER, 0
-	HELPER	elt_helper_leave, ELT_HOOK_LEAVE, 1
-	HELPER	elt_helper_tailcall, ELT_HOOK_TAILCALL, 0
+	HELPER	elt_helper_enter, ELT_I386_BODY_ENTER
+	HELPER	elt_helper_leave, ELT_I386_BODY_LEAVE
+	HELPER	elt_helper_leave_x87, ELT_I386_BODY_LEAVE_X87
+	HELPER	elt_helper_tailcall, ELT_I386_BODY_TAILCALL
+
+.macro BODIES width, suffix
+	BODY	elt_i386_enter_\suffix, ELT_HOOK_ENTER, \width, 0
+	BODY	elt_i386_leave_\suffix, ELT_HOOK_LEAVE, \width, 0
+	BODY	elt_i386_leave_x87_\suffix, ELT_HOOK_LEAVE, \width, 1
+	BODY	elt_i386_tailcall_\suffix, ELT_HOOK_TAILCALL, \width, 0
+.endm
+
+	BODIES	ELT_I386_VEC_NONE, none
+	BODIES	ELT_I386_VEC_SSE, sse
+	BODIES	ELT_I386_VEC_AVX, avx
+	BODIES	ELT_I386_VEC_AVX512, avx512
+
+/* The table abi.c chooses a row of (frame.h's offsets, in order). */
+.macro BODY_ROW suffix
+	.long	elt_i386_enter_\suffix, elt_i386_leave_\suffix
+	.long	elt_i386_leave_x87_\suffix, elt_i386_tailcall_\suffix
+.endm
+
+	.section .data.rel.ro, "aw"
+	.p2align 2
+	.globl	elt_i386_bodies
+elt_i386_bodies:
+	BODY_ROW none
+	BODY_ROW sse
+	BODY_ROW avx
+	BODY_ROW avx512
+
+	.data
+	.p2align 4
+	.globl	elt_i386_body
+elt_i386_body:
+	BODY_ROW sse
 
 	ELT_OBJECT_NOTES

@@ -98,7 +98,11 @@ ELT_ENTRY(\name)
 
 	movl	%ecx, %esi
 	SHELL_PUSH_HELPER_ARGS
+	.if \kind == SHELL_RET_DOUBLE
+	call	elt_helper_leave_x87@PLT        /* the result is in st0 */
+	.else
 	call	elt_helper_leave@PLT
+	.endif
 	cmpl	%ecx, %esi
 	je	2f
 	lock incl \clobbered@GOTOFF(%ebx)

@@ -1,11 +1,19 @@
 /*
- * What a segment costs: an empty instrumented function calling Enter then
- * Leave through the real helpers, against the same function without them,
- * in one run.  Wall-clock ratios only mean something natively; under
- * emulation use instruction counts (valgrind --tool=callgrind, see
- * doc/performance.md).
+ * What a segment costs, on the CPU at hand, against two baselines measured
+ * in the same run: the bare call, and a hand-written stub pair that saves
+ * what a helper must save (full-save-x86_64.S, x86-64 System V only).
  *
- *     bench-helpers [pairs]      default 10 million
+ * A plugin, once added, stays until shutdown, so each measurement runs in
+ * a child process set up for its variant; the parent runs every variant
+ * once per round, rounds interleaved so a slow moment of the machine
+ * falls on all of them alike, and reports the median.  Wall-clock times
+ * only mean something natively; under emulation count instructions
+ * instead (doc/performance.md).
+ *
+ *     bench-helpers [rounds]      default 7
+ *
+ * Plugins load by name from $ASYNCELT_PLUGIN_PATH (`make bench` sets it
+ * to the build tree's); a variant whose plugin cannot load prints n/a.
  */
 #define ELT_PLUGIN_STATIC 1
 #include "probes.h"
@@ -13,12 +21,17 @@
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
-extern const elt_plugin elt_plugin_counting;
+#if defined(__x86_64__)
+# include <cpuid.h>
+#endif
 
 static void empty_cb(const elt_info *info, void *state)
 {
@@ -26,6 +39,89 @@ static void empty_cb(const elt_info *info, void *state)
 	(void)state;
 }
 ELT_PLUGIN_DEFINE(empty, .enter = empty_cb, .leave = empty_cb);
+
+enum work { BARE, STUB, PAIR, EMIT, ASYNC };
+
+struct variant {
+	const char *name;
+	enum work work;
+	const char *plugins;    /* NULL: none; "empty": the one above; else a spec */
+	int threads;
+};
+
+static const struct variant variants[] = {
+	{ "bare call", BARE, NULL, 1 },
+	{ "full-save stub pair (reference)", STUB, NULL, 1 },
+	{ "helpers, idle (no plugin)", PAIR, NULL, 1 },
+	{ "helpers, one empty plugin", PAIR, "empty", 1 },
+	{ "counting", PAIR, "counting:output=/dev/null", 1 },
+	{ "timing", PAIR, "timing:output=/dev/null", 1 },
+	{ "timing with trace", PAIR, "timing:output=/dev/null,trace=/dev/null", 1 },
+	{ "binary logging", PAIR, "logging:format=binary,output=/dev/null", 1 },
+	{ "text logging", PAIR, "logging:output=/dev/null", 1 },
+	{ "producer API, empty plugin", EMIT, "empty", 1 },
+	{ "async: call+suspend+resume+return, empty", ASYNC, "empty", 1 },
+	{ "counting, 2 threads", PAIR, "counting:output=/dev/null", 2 },
+	{ "timing, 2 threads", PAIR, "timing:output=/dev/null", 2 },
+	{ "binary logging, 2 threads", PAIR, "logging:format=binary,output=/dev/null", 2 },
+};
+#define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
+
+static const elt_function_id EMPTY_ID = 0x1234, ASYNC_ID = 0x1235;
+
+/* --- the vector width, as the helpers save it ------------------------------ */
+
+#if defined(__x86_64__) && !defined(_WIN32)
+void bench_stub_pair_sse(void), bench_stub_pair_avx(void), bench_stub_pair_avx512(void);
+void bench_empty_c(void *frame);
+void bench_empty_c(void *frame)
+{
+	__asm__ volatile("" : : "r"(frame) : "memory");
+}
+
+/* 16, 32 or 64 bytes: what the CPU has and the OS saves, lowered by
+ * $ASYNCELT_X86_VECTOR_WIDTH as the library lowers it (doc/abi.md). */
+static unsigned vector_bytes(void)
+{
+	const char *limit = getenv("ASYNCELT_X86_VECTOR_WIDTH");
+	unsigned a, b, c, d, width = 16;
+	uint32_t lo, hi;
+
+	if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX)) {
+		__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+		(void)hi;
+		if ((lo & 6) == 6)
+			width = 32;
+		if (width == 32 && __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+		    (b & bit_AVX512F) && (lo & 0xe6) == 0xe6)
+			width = 64;
+	}
+	if (limit && atoi(limit) >= 16 && (unsigned)atoi(limit) < width)
+		width = (unsigned)atoi(limit);
+	return width;
+}
+
+static void (*stub_pair(void))(void)
+{
+	switch (vector_bytes()) {
+	case 64: return bench_stub_pair_avx512;
+	case 32: return bench_stub_pair_avx;
+	default: return bench_stub_pair_sse;
+	}
+}
+#else
+static unsigned vector_bytes(void)
+{
+	return 0;
+}
+
+static void (*stub_pair(void))(void)
+{
+	return NULL;
+}
+#endif
+
+/* --- one measurement, in a child ------------------------------------------- */
 
 static double now(void)
 {
@@ -35,50 +131,206 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Best of 5 runs, in nanoseconds per call of `fn`. */
-static double measure(void (*fn)(void), unsigned long n)
+static int async_continuation;
+
+/* `n` units of the variant's work: a call of an instrumented function
+ * (Enter and Leave), or of the same without them. */
+static void run(enum work work, unsigned long n)
 {
-	double best = 1e30;
-	int run;
+	void (*stub)(void) = work == STUB ? stub_pair() : NULL;
+	int64_t ret = 7;
+	unsigned long i;
 
-	for (run = 0; run < 5; run++) {
-		double t = now();
-		unsigned long i;
+	for (i = 0; i < n; i++) {
+		switch (work) {
+		case BARE:
+			probe_bare();
+			break;
+		case STUB:
+			stub();
+			break;
+		case PAIR:
+			probe_pair();
+			break;
+		case EMIT:
+			elt_emit_enter(EMPTY_ID, NULL, NULL);
+			elt_emit_leave(EMPTY_ID, NULL, NULL);
+			break;
+		case ASYNC: {
+			int arg = (int)i;
+			void *const args[] = { &arg };
 
-		for (i = 0; i < n; i++)
-			fn();
-		t = (now() - t) * 1e9 / (double)n;
-		if (t < best)
-			best = t;
+			elt_emit_enter(ASYNC_ID, args, NULL);
+			elt_emit_leave(ASYNC_ID, NULL, &async_continuation);
+			elt_emit_enter(ASYNC_ID, NULL, &async_continuation);
+			elt_emit_leave(ASYNC_ID, &ret, NULL);
+			break;
+		}
+		}
 	}
-	return best;
+}
+
+struct worker {
+	enum work work;
+	unsigned long n;
+	pthread_barrier_t *start;
+	double seconds;         /* out: this thread's time for its n units */
+};
+
+/* Each thread times itself from the common start: the main thread may
+ * not run at all while the workers have both cores. */
+static void *worker(void *arg)
+{
+	struct worker *w = arg;
+	double begin;
+
+	pthread_barrier_wait(w->start);
+	begin = now();
+	run(w->work, w->n);
+	w->seconds = now() - begin;
+	return NULL;
+}
+
+/* Nanoseconds per unit, each of `threads` threads doing n units at once:
+ * the slowest thread's time. */
+static double timed(const struct variant *v, unsigned long n)
+{
+	pthread_barrier_t start;
+	struct worker w[2];
+	pthread_t t[2];
+	double slowest = 0;
+	int i;
+
+	if (v->threads == 1) {
+		double begin = now();
+
+		run(v->work, n);
+		return (now() - begin) * 1e9 / (double)n;
+	}
+	pthread_barrier_init(&start, NULL, (unsigned)v->threads);
+	for (i = 0; i < v->threads; i++) {
+		w[i] = (struct worker){ v->work, n, &start, 0 };
+		pthread_create(&t[i], NULL, worker, &w[i]);
+	}
+	for (i = 0; i < v->threads; i++) {
+		pthread_join(t[i], NULL);
+		if (w[i].seconds > slowest)
+			slowest = w[i].seconds;
+	}
+	pthread_barrier_destroy(&start);
+	return slowest * 1e9 / (double)n;
+}
+
+/* In the child: set up, warm up, size the run to about 0.1 s, measure. */
+static double measure(const struct variant *v)
+{
+	unsigned long n = 20000;
+	double ns;
+
+	elt_register_function(EMPTY_ID, "Empty", "v()", 0);
+	elt_register_function(ASYNC_ID, "Async", "l(K i)", ELT_FUNCTION_ASYNC);
+	probe_function = EMPTY_ID;
+	if (v->work == STUB && !stub_pair())
+		return -1;
+	if (v->plugins && strcmp(v->plugins, "empty") == 0) {
+		if (elt_plugin_add(&elt_plugin_empty, NULL) != ELT_OK)
+			return -1;
+	} else if (v->plugins && elt_plugin_load(v->plugins) != ELT_OK) {
+		return -1;
+	}
+	ns = timed(v, n);
+	n = (unsigned long)(1e8 / (ns > 1 ? ns : 1));
+	return timed(v, n);
+}
+
+static double measure_in_child(const struct variant *v)
+{
+	int fd[2];
+	double ns = -1;
+	pid_t pid;
+
+	if (pipe(fd) != 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		ns = measure(v);
+		if (write(fd[1], &ns, sizeof(ns)) != (ssize_t)sizeof(ns))
+			_exit(1);
+		_exit(0);       /* no shutdown: its reports would only be noise */
+	}
+	close(fd[1]);
+	if (pid < 0 || read(fd[0], &ns, sizeof(ns)) != (ssize_t)sizeof(ns))
+		ns = -1;
+	close(fd[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return ns;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void print_cpu(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "model name", 10) == 0) {
+			printf("CPU:%s", strchr(line, ':') + 1);
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (vector_bytes())
+		printf("vector registers saved: %u bytes each (%s)\n", vector_bytes(),
+		       vector_bytes() == 64 ? "AVX-512" : vector_bytes() == 32 ? "AVX" : "SSE");
+	printf("ABI: %s\n", elt_abi_name());
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000000ul;
-	double bare, none, empty, counting;
+	int rounds = argc > 1 ? atoi(argv[1]) : 7;
+	static double ns[NVARIANTS][64];
+	double median[NVARIANTS];
+	unsigned v;
+	int r;
 
-	probe_function = 0x1234;
-	elt_register_function(probe_function, "Empty", "v()", 0);
+	if (rounds < 1 || rounds > 64) {
+		fprintf(stderr, "bench-helpers: rounds must be 1 to 64, not %s\n", argv[1]);
+		return 2;
+	}
+	print_cpu();
+	for (r = 0; r < rounds; r++)
+		for (v = 0; v < NVARIANTS; v++)
+			ns[v][r] = measure_in_child(&variants[v]);
+	for (v = 0; v < NVARIANTS; v++) {
+		qsort(ns[v], (size_t)rounds, sizeof(double), by_value);
+		median[v] = ns[v][rounds / 2];
+	}
 
-	bare = measure(probe_bare, n);
-	none = measure(probe_pair, n);          /* no plugin: dispatch returns at once */
-	elt_plugin_add(&elt_plugin_empty, NULL);
-	empty = measure(probe_pair, n);
-	/* counting replaces nothing: it runs after the empty plugin */
-#if defined(_WIN32)
-	elt_plugin_add(&elt_plugin_counting, "output=NUL");
-#else
-	elt_plugin_add(&elt_plugin_counting, "output=/dev/null");
-#endif
-	counting = measure(probe_pair, n) - empty;
-
-	printf("%-44s %8s %8s\n", "per Enter+Leave pair", "ns", "x bare");
-	printf("%-44s %8.2f %8.1f\n", "bare function (baseline)", bare, 1.0);
-	printf("%-44s %8.2f %8.1f\n", "helpers, no plugin", none, none / bare);
-	printf("%-44s %8.2f %8.1f\n", "helpers, one empty plugin", empty, empty / bare);
-	printf("%-44s %8.2f %8s\n", "counting plugin, on top of that", counting, "");
-	elt_shutdown();
+	printf("median of %d interleaved rounds, ns per Enter+Leave pair "
+	       "(per invocation for async; per pair per thread for 2 threads)\n\n", rounds);
+	printf("| %-42s | %8s | %8s | %8s |\n", "variant", "ns", "x bare", "x stub");
+	printf("|%s|%s|%s|%s|\n", "--------------------------------------------",
+	       "----------", "----------", "----------");
+	for (v = 0; v < NVARIANTS; v++) {
+		if (ns[v][0] < 0) {
+			printf("| %-42s | %8s | %8s | %8s |\n", variants[v].name, "n/a", "", "");
+			continue;
+		}
+		printf("| %-42s | %8.2f | %8.1f |", variants[v].name, median[v],
+		       median[v] / median[0]);
+		if (median[1] > 0)
+			printf(" %8.2f |\n", median[v] / median[1]);
+		else
+			printf(" %8s |\n", "");
+	}
 	return 0;
 }

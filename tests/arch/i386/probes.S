@@ -123,7 +123,9 @@ ELT_ENTRY(probe_leave)
 	leal	-24(%ebp), %esp
 	movl	probe_continuation@GOTOFF(%ebx), %ecx
 	PUSH_HELPER_ARGS
-	call	elt_helper_leave@PLT
+	/* The probe does not know its target's result type: the x87 Leave is
+	 * right for every one, a float or double in st0 included. */
+	call	elt_helper_leave_x87@PLT
 	cmpl	$0, POPPED(%ebp)
 	jne	1f
 	.cfi_remember_state

@@ -1,0 +1,102 @@
+/*
+ * The reference the helpers are measured against (bench-helpers.c): a
+ * hand-written stub pair that saves what a helper must (the nine
+ * caller-saved general registers and xmm/ymm/zmm 0-7 at the CPU's width),
+ * clears the upper vector halves, calls an empty C function and restores
+ * it all; called exactly as the probes call the helpers.  No plugin, no
+ * lookup, no classification: the floor for a register-saving hook.
+ */
+#include "asm.h"
+
+	.text
+
+.macro STUB name, width
+ELT_ENTRY(\name)
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	subq	$640, %rsp
+	andq	$-64, %rsp
+	movq	%rdi, 0(%rsp)
+	movq	%rsi, 8(%rsp)
+	movq	%rdx, 16(%rsp)
+	movq	%rcx, 24(%rsp)
+	movq	%r8, 32(%rsp)
+	movq	%r9, 40(%rsp)
+	movq	%rax, 48(%rsp)
+	movq	%r10, 56(%rsp)
+	movq	%r11, 64(%rsp)
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	.if \width == 16
+	movdqa	%xmm\n, 128 + \n * 64(%rsp)
+	.elseif \width == 32
+	vmovdqa	%ymm\n, 128 + \n * 64(%rsp)
+	.else
+	vmovdqa64 %zmm\n, 128 + \n * 64(%rsp)
+	.endif
+	.endr
+	.if \width > 16
+	vzeroupper
+	.endif
+	movq	%rsp, %rdi
+	call	bench_empty_c
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	.if \width == 16
+	movdqa	128 + \n * 64(%rsp), %xmm\n
+	.elseif \width == 32
+	vmovdqa	128 + \n * 64(%rsp), %ymm\n
+	.else
+	vmovdqa64 128 + \n * 64(%rsp), %zmm\n
+	.endif
+	.endr
+	movq	0(%rsp), %rdi
+	movq	8(%rsp), %rsi
+	movq	16(%rsp), %rdx
+	movq	24(%rsp), %rcx
+	movq	32(%rsp), %r8
+	movq	40(%rsp), %r9
+	movq	48(%rsp), %rax
+	movq	56(%rsp), %r10
+	movq	64(%rsp), %r11
+	movq	%rbp, %rsp
+	.cfi_def_cfa_register %rsp
+	popq	%rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbp
+	ret	$16
+ELT_END(\name)
+.endm
+
+/* An instrumented function calling the stub twice, as probe_pair calls
+ * Enter and Leave. */
+.macro PAIR name, stub
+ELT_ENTRY(\name)
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	leaq	16(%rbp), %r11
+	pushq	%r11
+	pushq	$0x1234
+	call	\stub
+	leaq	16(%rbp), %r11
+	pushq	%r11
+	pushq	$0x1234
+	call	\stub
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+ELT_END(\name)
+.endm
+
+	STUB	bench_stub_sse, 16
+	STUB	bench_stub_avx, 32
+	STUB	bench_stub_avx512, 64
+	PAIR	bench_stub_pair_sse, bench_stub_sse
+	PAIR	bench_stub_pair_avx, bench_stub_avx
+	PAIR	bench_stub_pair_avx512, bench_stub_avx512
+
+	ELT_OBJECT_NOTES
