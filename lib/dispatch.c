@@ -50,22 +50,24 @@ static inline __attribute__((always_inline)) void
 run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation)
 {
 	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
-	unsigned i;
+	unsigned i, which = elt_hook_index(hook);
+	int tracking = atomic_load_explicit(&elt_tracking, memory_order_relaxed);
 
 	info->kind = classify(info, hook, continuation);
-	elt_invocation_begin(info);
+	info->invocation = NULL;
+	if (tracking)
+		elt_invocation_begin(info);
 	for (i = 0; i < n; i++) {
 		const struct elt_plugin_slot *p = &elt_plugins[i];
-		void (*cb)(const elt_info *, void *) =
-			hook == ELT_HOOK_ENTER ? p->enter :
-			hook == ELT_HOOK_LEAVE ? p->leave : p->tailcall;
+		elt_segment_callback cb = p->segment[which];
 
 		if (cb) {
 			info->plugin = i;
 			cb(info, p->state);
 		}
 	}
-	elt_invocation_end(info);
+	if (tracking)
+		elt_invocation_end(info);
 }
 
 /*

@@ -60,13 +60,15 @@ ELT_HIDDEN void elt_registry_foreach(void (*fn)(struct elt_function *, void *),
 
 /* --- plugin.c: the plugins in use ---------------------------------------- */
 
+typedef void (*elt_segment_callback)(const elt_info *, void *);
+
 struct elt_plugin_slot {
 	const elt_plugin *desc;
 	void *state;
 	void *module;           /* dlopen() handle, NULL when added by the program */
-	void (*enter)(const elt_info *, void *);
-	void (*leave)(const elt_info *, void *);
-	void (*tailcall)(const elt_info *, void *);
+	/* enter, leave, tailcall: indexed by elt_hook_index(), so the
+	 * dispatcher picks one with a load, not a branch. */
+	elt_segment_callback segment[3];
 	void (*thread_exit)(void *);
 	elt_status (*fini)(void *);
 	void *(*function_added)(void *, const elt_function_desc *);
@@ -79,6 +81,15 @@ ELT_HIDDEN extern _Atomic unsigned elt_plugin_count;
  * library has not stopped.  The first thing every helper reads (a plain
  * byte load in assembly): clear, it returns at once, saving nothing. */
 ELT_HIDDEN extern _Atomic unsigned char elt_armed;
+/* Nonzero once a plugin that wants invocations was added (plugin.h,
+ * ELT_PLUGIN_NO_INVOCATIONS): segments are then stitched into them. */
+ELT_HIDDEN extern _Atomic unsigned char elt_tracking;
+/* ELT_HOOK_ENTER, _LEAVE, _TAILCALL (1, 2, 4) as 0, 1, 2. */
+static inline unsigned elt_hook_index(unsigned hook)
+{
+	return hook >> 1;
+}
+
 /* Tells every plugin about a new function (registry lock held). */
 ELT_HIDDEN void elt_plugins_function_added(struct elt_function *fn);
 ELT_HIDDEN void elt_plugins_thread_exit(void);

@@ -39,6 +39,7 @@
 struct elt_plugin_slot elt_plugins[ELT_MAX_PLUGINS];
 _Atomic unsigned elt_plugin_count;
 _Atomic unsigned char elt_armed;
+_Atomic unsigned char elt_tracking;
 static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A field of the descriptor, or NULL when the plugin was built before the
@@ -46,6 +47,10 @@ static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
 #define DESC_FIELD(d, field) \
 	((d)->struct_size >= offsetof(elt_plugin, field) + sizeof((d)->field) \
 	 ? (d)->field : NULL)
+
+#define DESC_FLAGS(d) \
+	((d)->struct_size >= offsetof(elt_plugin, flags) + sizeof((d)->flags) \
+	 ? (d)->flags : 0u)
 
 static elt_status check_descriptor(const elt_plugin *d, const char *who)
 {
@@ -117,9 +122,9 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	p->desc = d;
 	p->module = module;
 	snprintf(p->name, sizeof(p->name), "%s", who);
-	p->enter = DESC_FIELD(d, enter);
-	p->leave = DESC_FIELD(d, leave);
-	p->tailcall = DESC_FIELD(d, tailcall);
+	p->segment[elt_hook_index(ELT_HOOK_ENTER)] = DESC_FIELD(d, enter);
+	p->segment[elt_hook_index(ELT_HOOK_LEAVE)] = DESC_FIELD(d, leave);
+	p->segment[elt_hook_index(ELT_HOOK_TAILCALL)] = DESC_FIELD(d, tailcall);
 	p->function_added = DESC_FIELD(d, function_added);
 	p->thread_exit = DESC_FIELD(d, thread_exit);
 	p->fini = DESC_FIELD(d, fini);
@@ -143,6 +148,8 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	elt_registry_lock();
 	if (p->function_added)
 		elt_registry_foreach(tell_function, p);
+	if (!(DESC_FLAGS(d) & ELT_PLUGIN_NO_INVOCATIONS))
+		atomic_store_explicit(&elt_tracking, 1, memory_order_relaxed);
 	atomic_store_explicit(&elt_plugin_count, n + 1, memory_order_release);
 	atomic_store_explicit(&elt_armed, 1, memory_order_release);
 	elt_registry_unlock();

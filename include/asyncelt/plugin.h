@@ -19,7 +19,7 @@ extern "C" {
  * the minor when fields are appended.  The loader refuses majors it does
  * not know, and reads appended fields only when struct_size covers them. */
 #define ELT_PLUGIN_ABI_MAJOR 1
-#define ELT_PLUGIN_ABI_MINOR 0
+#define ELT_PLUGIN_ABI_MINOR 1
 
 typedef struct elt_plugin {
 	uint32_t struct_size;           /* sizeof(elt_plugin) as built */
@@ -53,7 +53,18 @@ typedef struct elt_plugin {
 	/* Prints reports and frees the state.  ELT_E_CHECK_FAILED makes
 	 * elt_shutdown() fail. */
 	elt_status (*fini)(void *state);
+
+	/* Appended in plugin ABI 1.1 (a 1.0 plugin reads as 0): ELT_PLUGIN_*
+	 * flags. */
+	uint32_t flags;
 } elt_plugin;
+
+/* The plugin never asks for invocations (elt_get_invocation, its slot,
+ * elt_foreach_live_invocation): while every plugin says so, the library
+ * does not track them, which saves a third of an empty segment's cost.
+ * Segments reported meanwhile belong to no invocation, and a tracking
+ * plugin added later sees their resumes as orphans. */
+#define ELT_PLUGIN_NO_INVOCATIONS (1u << 0)
 
 /* Declares a plugin in one statement:
  *
