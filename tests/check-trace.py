@@ -24,9 +24,28 @@ import sys
 EPSILON = 0.0005
 
 
+def unique_keys(pairs):
+    """A JSON object whose keys are all different: a parser keeps only the
+    last of two equal keys, so a duplicate is data lost, and refused."""
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError("duplicate key %r in one object" % key)
+        seen[key] = value
+    return seen
+
+
+def strict_load(f):
+    return json.load(f, object_pairs_hook=unique_keys)
+
+
+def strict_loads(text):
+    return json.loads(text, object_pairs_hook=unique_keys)
+
+
 def load_events(path):
     with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
+        doc = strict_load(f)
     return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
@@ -173,7 +192,7 @@ def check_jsonl(path):
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             try:
-                record = json.loads(line)
+                record = strict_loads(line)
             except ValueError as err:
                 problems.append("line %d does not parse: %s: %r" % (n, err, line[:200]))
                 continue
@@ -184,7 +203,10 @@ def check_jsonl(path):
 
 def check_json(path):
     with open(path, encoding="utf-8") as f:
-        json.load(f)
+        try:
+            strict_load(f)
+        except ValueError as err:
+            return ["%s: %s" % (path, err)]
     print("%s: one JSON document" % path)
     return []
 

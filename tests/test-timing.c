@@ -334,7 +334,7 @@ int main(void)
 
 	report = slurp(report_path);
 	check_with_python("--json", report_path, "the JSON report parses");
-	ok(strstr(report, "{\"function\": \"Hop\", \"calls\": 1, \"segments\": 4,") != NULL,
+	ok(strstr(report, "{\"function\": \"Hop\", \"calls\": 1, \"total_segments\": 4,") != NULL,
 	   "Hop: 1 call, 4 segments");
 	is_all(report, "Hop", "hops", 1, 2);
 	is_all(report, "Hop", "segments", 1, 4);
@@ -349,7 +349,7 @@ int main(void)
 		ok(latency.count == 2 * ALL, "Work: %d latencies, 2 per invocation (got %llu)",
 		   2 * ALL, latency.count);
 	}
-	ok(strstr(report, "{\"function\": \"Work\", \"calls\": 200, \"segments\": 600,") != NULL,
+	ok(strstr(report, "{\"function\": \"Work\", \"calls\": 200, \"total_segments\": 600,") != NULL,
 	   "Work: %d calls, %d segments", ALL, 3 * ALL);
 	is_all(report, "Work", "segments", ALL, 3);      /* = 2 resumes + 1 */
 	is_all(report, "Work", "hops", ALL, 0);

@@ -243,13 +243,22 @@ static struct tbuf *take_buffer(struct tbuf_set *set)
 	return b;
 }
 
-struct tbuf *tbuf_get(struct tbuf_set *set)
+struct tbuf *tbuf_peek(struct tbuf_set *set)
 {
 	struct tbuf *b;
 
 	for (b = tbuf_here; b; b = b->next_here)
 		if (b->set == set)
 			return b;
+	return NULL;
+}
+
+struct tbuf *tbuf_get(struct tbuf_set *set)
+{
+	struct tbuf *b = tbuf_peek(set);
+
+	if (b)
+		return b;
 	/* The thread's first record for this set: the rare slow step. */
 	pthread_mutex_lock(&set->lock);
 	b = take_buffer(set);
@@ -279,6 +288,16 @@ void tbuf_thread_exit(struct tbuf_set *set)
 	flush_upto(b, b->len);
 	pthread_mutex_lock(&set->lock);
 	b->in_use = 0;
+	pthread_mutex_unlock(&set->lock);
+}
+
+void tbuf_foreach_user(struct tbuf_set *set, void (*fn)(void *user, void *arg), void *arg)
+{
+	struct tbuf *b;
+
+	pthread_mutex_lock(&set->lock);
+	for (b = set->all; b; b = b->next_all)
+		fn(b->user, arg);
 	pthread_mutex_unlock(&set->lock);
 }
 

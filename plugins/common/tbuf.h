@@ -65,6 +65,11 @@ elt_status tbuf_close(struct tbuf_set *set);
  * thread: a rare slow step, under the set's lock).  NULL only when out of
  * memory, counted and reported by tbuf_close. */
 struct tbuf *tbuf_get(struct tbuf_set *set);
+/* This thread's buffer if it has one, else NULL: never allocates. */
+struct tbuf *tbuf_peek(struct tbuf_set *set);
+/* Calls fn with every buffer's user data, the set's lock held: for fini,
+ * when no callback runs. */
+void tbuf_foreach_user(struct tbuf_set *set, void (*fn)(void *user, void *arg), void *arg);
 /* For the plugin's thread_exit: writes this thread's buffer out and hands
  * it to the next new thread. */
 void tbuf_thread_exit(struct tbuf_set *set);

@@ -3,6 +3,9 @@
  */
 #include "histogram.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define SUB (1u << HISTOGRAM_SUB_BITS)
 
 static unsigned bucket_of(uint64_t v)
@@ -32,27 +35,43 @@ static uint64_t bucket_top(unsigned i)
 
 void histogram_record(struct histogram *h, uint64_t v)
 {
-	uint64_t max = atomic_load_explicit(&h->max, memory_order_relaxed);
-
-	atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&h->sum, v, memory_order_relaxed);
-	atomic_fetch_add_explicit(&h->bucket[bucket_of(v)], 1, memory_order_relaxed);
-	while (v > max && !atomic_compare_exchange_weak_explicit(&h->max, &max, v,
-			memory_order_relaxed, memory_order_relaxed))
-		;
+	if (h->count < HISTOGRAM_EXACT)
+		h->exact[h->count] = v;
+	h->count++;
+	h->sum += v;
+	h->bucket[bucket_of(v)]++;
+	if (v > h->max)
+		h->max = v;
 }
 
-uint64_t histogram_percentile(struct histogram *h, double q)
+static int by_value(const void *a, const void *b)
 {
-	uint64_t count = atomic_load(&h->count), max = atomic_load(&h->max);
-	uint64_t rank = (uint64_t)(q * (double)count + 0.999999), seen = 0;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+uint64_t histogram_percentile(const struct histogram *h, double q)
+{
+	uint64_t rank = (uint64_t)(q * (double)h->count + 0.999999), seen = 0;
 	unsigned i;
 
-	for (i = 0; i < HISTOGRAM_BUCKETS && count; i++) {
-		seen += atomic_load_explicit(&h->bucket[i], memory_order_relaxed);
-		if (seen >= rank)
-			return i < HISTOGRAM_BUCKETS - 1 && bucket_top(i) < max
-				? bucket_top(i) : max;
+	if (!h->count)
+		return 0;
+	if (rank < 1)
+		rank = 1;
+	if (h->count <= HISTOGRAM_EXACT) {
+		uint64_t sorted[HISTOGRAM_EXACT];
+
+		memcpy(sorted, h->exact, h->count * sizeof(sorted[0]));
+		qsort(sorted, h->count, sizeof(sorted[0]), by_value);
+		return sorted[rank - 1];
 	}
-	return max;
+	for (i = 0; i < HISTOGRAM_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen >= rank)
+			return i < HISTOGRAM_BUCKETS - 1 && bucket_top(i) < h->max
+				? bucket_top(i) : h->max;
+	}
+	return h->max;
 }

@@ -11,16 +11,21 @@
  *
  * A template for plugins that measure invocations: the per-invocation
  * record lives in the invocation's slot (elt_get_invocation_slot), comes
- * from a per-thread pool and goes back to one at the final return;
- * statistics are histograms updated with relaxed atomics.  The callbacks
- * read the clock once, take no lock and do not allocate, except to refill
- * a thread's pool (a rare slow step: once per POOL_CHUNK invocations at
- * most).
+ * from a per-thread pool and goes back to one at the final return.  Each
+ * thread keeps what it measured as samples in its own buffer, merged into
+ * the functions' histograms under the plugin's lock once per
+ * SAMPLES_PER_THREAD samples, at thread exit and at fini: no atomic
+ * read-modify-write and no shared cache line per invocation.  The
+ * callbacks read the clock (clock.h: the TSC where it is invariant) once,
+ * and do not allocate but in rare slow steps (a pool refill once per
+ * POOL_CHUNK invocations, a function's histograms once), with mmap, which
+ * a signal handler may call (doc/runtime.md).
  */
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
 #include "../common/tbuf.h"
+#include "clock.h"
 #include "histogram.h"
 #include "trace.h"
 
@@ -32,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 extern const elt_plugin elt_plugin_timing;      /* for the live invocations */
@@ -56,43 +62,46 @@ struct measures {
 	struct histogram h[MEASURES];
 };
 
+/* Updated by merge(), under the plugin's lock. */
 struct function_times {
 	const char *name;
 	char *json_name;                /* escaped for the trace */
-	_Atomic uint64_t calls, segments;
-	struct measures *_Atomic m;     /* from its first segment on */
+	uint64_t calls, segments;
+	struct measures *m;             /* from its first merged sample on */
 	struct function_times *next;
 };
 
+/* Zeroed memory that a signal handler may ask for too (mmap is
+ * async-signal-safe, malloc is not); NULL when there is none. */
+static void *pages(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 /*
- * A function's histograms (12 KB) are allocated at its first segment,
- * not at registration: most functions a JIT registers never run.  This is
- * a rare slow step (once per function); two threads racing for it keep
- * the first allocation.
+ * A function's histograms (17 KB) are allocated when its first sample is
+ * merged, not at registration: most functions a JIT registers never run.
+ * Under the plugin's lock.
  */
 static struct measures *measures_of(struct function_times *f)
 {
-	struct measures *m = atomic_load_explicit(&f->m, memory_order_acquire);
-	struct measures *fresh;
-
-	if (m)
-		return m;
-	fresh = calloc(1, sizeof(*fresh));
-	if (fresh && !atomic_compare_exchange_strong(&f->m, &m, fresh)) {
-		free(fresh);
-		return m;
-	}
-	return fresh;
+	if (!f->m)
+		f->m = pages(sizeof(*f->m));
+	return f->m;
 }
 
-/* One logical invocation, while it runs: the slot's content. */
+/* One logical invocation, while it runs: the slot's content.  Times in ns
+ * since the plugin started, each converted from one clock reading, so
+ * that differences add up exactly (the trace's slices to its active
+ * time, active and suspended to wall). */
 struct invocation_record {
 	struct function_times *f;
-	struct measures *m;             /* f's */
-	uint64_t start_ns;              /* its initial Enter */
-	uint64_t segment_start_ns;      /* the Enter of its current segment */
-	uint64_t suspended_ns;          /* its last suspension */
-	uint64_t active_ns;
+	uint64_t start;                 /* its initial Enter */
+	uint64_t segment_start;         /* the Enter of its current segment */
+	uint64_t suspended;             /* its last suspension */
+	uint64_t active;
 	uint32_t segments, hops;
 	uint32_t start_thread, thread;  /* of its first and current segment */
 	bool running;                   /* inside a segment */
@@ -109,10 +118,23 @@ struct chunk {
 	struct invocation_record records[POOL_CHUNK];
 };
 
+/* What a thread measured, waiting to be merged: an invocation's start,
+ * its end, or a resume's latency.  Durations in ns. */
+struct sample {
+	struct function_times *f;
+	enum { SAMPLE_CALL, SAMPLE_RETURN, SAMPLE_RESUME } kind;
+	uint32_t segments, hops;        /* SAMPLE_RETURN */
+	uint64_t wall, active;          /* SAMPLE_RETURN; SAMPLE_RESUME: wall */
+};
+
+#define SAMPLES_PER_THREAD 256
+
 struct timing_thread {
 	struct invocation_record *free;
 	unsigned nfree;
 	uint32_t named_tid;             /* thread_name written for this tid */
+	unsigned nsamples;
+	struct sample samples[SAMPLES_PER_THREAD];
 };
 
 struct timing {
@@ -122,15 +144,17 @@ struct timing {
 	enum { TABLE, CSV, JSON } format;
 	struct tbuf_set *threads;       /* per-thread pools, and the trace */
 	bool trace;
-	uint64_t start_ns;
-	pthread_mutex_t lock;           /* functions, the spare records, chunks */
+	uint64_t start;                 /* clock ticks when it started */
+	pthread_mutex_t lock;           /* functions, their measures, the spare
+					   records, chunks */
 	struct function_times *functions;
 	struct function_times **tail;
 	struct function_times unregistered;
 	struct invocation_record *spare;
 	unsigned nspare;
 	struct chunk *chunks;
-	_Atomic uint64_t no_memory;     /* invocations not timed: no record */
+	_Atomic uint64_t no_memory;     /* invocations not timed: no record,
+					   or samples with no histograms */
 };
 
 /* Refills a thread's empty pool from the spare records or a new chunk
@@ -141,7 +165,7 @@ static void refill(struct timing *t, struct timing_thread *u)
 
 	pthread_mutex_lock(&t->lock);
 	if (!t->spare) {
-		struct chunk *c = calloc(1, sizeof(*c));
+		struct chunk *c = pages(sizeof(*c));
 
 		if (c) {
 			c->next = t->chunks;
@@ -203,27 +227,76 @@ static void free_record(struct timing *t, struct timing_thread *u,
 	pthread_mutex_unlock(&t->lock);
 }
 
-/* --- the clock ------------------------------------------------------------ */
-
-static uint64_t now_ns(void)
+/* Now, in ns since the plugin started. */
+static inline uint64_t now_ns(const struct timing *t)
 {
-	struct timespec ts;
+	return timing_ticks_to_ns(timing_ticks() - t->start);
+}
 
-	/* CLOCK_MONOTONIC is read in the vDSO on Linux: no system call */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+/* --- merging a thread's samples ----------------------------------------- */
+
+static void merge_locked(struct timing *t, struct timing_thread *u)
+{
+	unsigned i;
+
+	for (i = 0; i < u->nsamples; i++) {
+		const struct sample *x = &u->samples[i];
+		struct measures *m;
+
+		if (x->kind == SAMPLE_CALL) {
+			x->f->calls++;
+			continue;
+		}
+		m = measures_of(x->f);
+		if (!m) {
+			atomic_fetch_add_explicit(&t->no_memory, 1, memory_order_relaxed);
+			continue;
+		}
+		if (x->kind == SAMPLE_RESUME) {
+			histogram_record(&m->h[LATENCY], x->wall);
+			continue;
+		}
+		x->f->segments += x->segments;
+		histogram_record(&m->h[WALL], x->wall);
+		histogram_record(&m->h[ACTIVE], x->active);
+		histogram_record(&m->h[SUSPENDED], x->wall - x->active);
+		histogram_record(&m->h[SEGMENTS], x->segments);
+		histogram_record(&m->h[HOPS], x->hops);
+	}
+	u->nsamples = 0;
+}
+
+/* The rare slow step of a callback: once per SAMPLES_PER_THREAD samples. */
+static void merge(struct timing *t, struct timing_thread *u)
+{
+	pthread_mutex_lock(&t->lock);
+	merge_locked(t, u);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static inline struct sample *new_sample(struct timing *t, struct timing_thread *u,
+					 struct function_times *f, int kind)
+{
+	struct sample *x;
+
+	if (__builtin_expect(u->nsamples == SAMPLES_PER_THREAD, 0))
+		merge(t, u);
+	x = &u->samples[u->nsamples++];
+	x->f = f;
+	x->kind = kind;
+	return x;
 }
 
 /* --- the trace ----------------------------------------------------------- */
 
 /* The slice of the segment r just ended (or that exit cut short). */
 static void trace_segment(struct timing *t, struct tbuf *b, struct invocation_record *r,
-			  uint64_t id, uint64_t end_ns, bool flow_in, bool flow_out,
+			  uint64_t id, uint64_t end, bool flow_in, bool flow_out,
 			  bool incomplete)
 {
 	struct trace_slice slice = {
 		.name = r->f->json_name, .tid = r->thread,
-		.start_ns = r->segment_start_ns - t->start_ns, .end_ns = end_ns - t->start_ns,
+		.start_ns = r->segment_start, .end_ns = end,
 		.invocation = id, .segment = r->segments - 1,
 		.flow_in = flow_in, .flow_out = flow_out, .incomplete = incomplete,
 	};
@@ -233,13 +306,13 @@ static void trace_segment(struct timing *t, struct tbuf *b, struct invocation_re
 
 /* The invocation's own async track, from its initial call to its end. */
 static void trace_invocation(struct timing *t, struct tbuf *b, struct invocation_record *r,
-			     uint64_t id, uint64_t end_ns, bool incomplete)
+			     uint64_t id, uint64_t end, bool incomplete)
 {
 	struct trace_span span = {
 		.name = r->f->json_name, .invocation = id,
 		.begin_tid = r->start_thread, .end_tid = r->thread,
-		.begin_ns = r->start_ns - t->start_ns, .end_ns = end_ns - t->start_ns,
-		.segments = r->segments, .hops = r->hops, .active_ns = r->active_ns,
+		.begin_ns = r->start, .end_ns = end,
+		.segments = r->segments, .hops = r->hops, .active_ns = r->active,
 		.incomplete = incomplete,
 	};
 
@@ -278,7 +351,7 @@ static struct function_times *times_of(struct timing *t, const elt_info *info)
 static void timing_enter(const elt_info *info, void *state)
 {
 	struct timing *t = state;
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(t);
 	struct segment s;
 	struct invocation_record *r;
 
@@ -286,28 +359,23 @@ static void timing_enter(const elt_info *info, void *state)
 		return;
 	r = *s.slot;
 	if (!r) {       /* its initial call (or a resume never seen suspending) */
-		struct function_times *f = times_of(t, info);
-		struct measures *m = measures_of(f);
-
-		r = m ? new_record(t, s.u) : NULL;
+		r = new_record(t, s.u);
 		if (!r) {
 			atomic_fetch_add_explicit(&t->no_memory, 1, memory_order_relaxed);
 			return;
 		}
 		*s.slot = r;
-		r->f = f;
-		r->m = m;
-		r->start_ns = now;
+		r->f = times_of(t, info);
+		r->start = now;
 		r->start_thread = s.inv.thread;
-		atomic_fetch_add_explicit(&r->f->calls, 1, memory_order_relaxed);
+		new_sample(t, s.u, r->f, SAMPLE_CALL);
 	} else {        /* a resume */
 		if (!r->running)        /* its suspension's Leave was seen */
-			histogram_record(&r->m->h[LATENCY], now - r->suspended_ns);
+			new_sample(t, s.u, r->f, SAMPLE_RESUME)->wall = now - r->suspended;
 		r->hops += s.inv.thread != s.inv.previous_thread;
 	}
-	atomic_fetch_add_explicit(&r->f->segments, 1, memory_order_relaxed);
 	r->segments++;
-	r->segment_start_ns = now;
+	r->segment_start = now;
 	r->thread = s.inv.thread;
 	r->running = true;
 }
@@ -316,15 +384,16 @@ static void timing_enter(const elt_info *info, void *state)
 static void timing_leave(const elt_info *info, void *state)
 {
 	struct timing *t = state;
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(t);
 	struct segment s;
 	struct invocation_record *r;
+	struct sample *x;
 	bool suspends = elt_get_segment_kind(info) == ELT_SEGMENT_SUSPEND;
 	bool flow_in;
 
 	if (!segment_of(info, t, &s) || !(r = *s.slot))
 		return;         /* began before the plugin was added */
-	r->active_ns += now - r->segment_start_ns;
+	r->active += now - r->segment_start;
 	r->running = false;
 	flow_in = r->flow_pending;
 	r->flow_pending = suspends;
@@ -336,14 +405,14 @@ static void timing_leave(const elt_info *info, void *state)
 		trace_segment(t, s.b, r, s.inv.id, now, flow_in, suspends, false);
 	}
 	if (suspends) {
-		r->suspended_ns = now;
+		r->suspended = now;
 		return;
 	}
-	histogram_record(&r->m->h[WALL], now - r->start_ns);
-	histogram_record(&r->m->h[ACTIVE], r->active_ns);
-	histogram_record(&r->m->h[SUSPENDED], now - r->start_ns - r->active_ns);
-	histogram_record(&r->m->h[SEGMENTS], r->segments);
-	histogram_record(&r->m->h[HOPS], r->hops);
+	x = new_sample(t, s.u, r->f, SAMPLE_RETURN);
+	x->wall = now - r->start;
+	x->active = r->active;
+	x->segments = r->segments;
+	x->hops = r->hops;
 	if (t->trace)
 		trace_invocation(t, s.b, r, s.inv.id, now, false);
 	*s.slot = NULL;
@@ -353,7 +422,10 @@ static void timing_leave(const elt_info *info, void *state)
 static void timing_thread_exit(void *state)
 {
 	struct timing *t = state;
+	struct tbuf *b = tbuf_peek(t->threads);
 
+	if (b)
+		merge(t, tbuf_user(b));
 	tbuf_thread_exit(t->threads);
 }
 
@@ -468,13 +540,15 @@ static void free_timing(struct timing *t)
 	for (f = t->functions; f; f = next) {
 		next = f->next;
 		free(f->json_name);
-		free(atomic_load(&f->m));
+		if (f->m)
+			munmap(f->m, sizeof(*f->m));
 		free(f);
 	}
-	free(atomic_load(&t->unregistered.m));
+	if (t->unregistered.m)
+		munmap(t->unregistered.m, sizeof(*t->unregistered.m));
 	for (c = t->chunks; c; c = cnext) {
 		cnext = c->next;
-		free(c);
+		munmap(c, sizeof(*c));
 	}
 	if (t->out && t->out != stderr)
 		fclose(t->out);
@@ -511,14 +585,14 @@ static elt_status timing_init(const char *options, void **state)
 		return st;
 	}
 	t->unregistered.json_name = (char *)"(unregistered)";
-	t->start_ns = now_ns();
+	timing_clock_init();
+	t->start = timing_ticks();
 	*state = t;
 	return ELT_OK;
 }
 
 /* --- the report ----------------------------------------------------------- */
 
-#define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
 
 /* Times are kept in ns and shown in us; counts as they are. */
 static double shown(enum measure m, uint64_t v)
@@ -528,9 +602,28 @@ static double shown(enum measure m, uint64_t v)
 
 struct live_count {
 	struct timing *t;
-	uint64_t now;
+	uint64_t now;                   /* ns since the plugin started */
 	unsigned long long n;
 };
+
+/* An invocation that never completed still counts its segments. */
+static void count_live(const elt_invocation *inv, const elt_function_desc *fn,
+		       void *slot, void *arg)
+{
+	struct invocation_record *r = slot;
+
+	(void)inv;
+	(void)fn;
+	(void)arg;
+	if (r)
+		r->f->segments += r->segments;
+}
+
+/* Every thread's samples, at fini: no callback runs any more. */
+static void merge_thread(void *user, void *arg)
+{
+	merge_locked(arg, user);
+}
 
 /* An invocation that never completed: listed, and closed in the trace. */
 static void report_live(const elt_invocation *inv, const elt_function_desc *fn,
@@ -556,10 +649,10 @@ static void report_live(const elt_invocation *inv, const elt_function_desc *fn,
 	if (r->running) {
 		r->thread = TRACE_EXIT_TID;
 		trace_segment(t, b, r, inv->id, lc->now, r->flow_pending, false, true);
-		r->active_ns += lc->now - r->segment_start_ns;
+		r->active += lc->now - r->segment_start;
 	} else if (r->flow_pending) {
 		/* its arrow must end somewhere: a mark */
-		r->segment_start_ns = lc->now;
+		r->segment_start = lc->now;
 		r->thread = TRACE_EXIT_TID;
 		r->segments++;
 		trace_segment(t, b, r, inv->id, lc->now, true, false, true);
@@ -575,17 +668,16 @@ struct summary {
 
 static struct summary summarize(struct function_times *f, enum measure m)
 {
-	struct measures *ms = atomic_load(&f->m);
-	struct histogram *h = ms ? &ms->h[m] : NULL;
+	const struct histogram *h = f->m ? &f->m->h[m] : NULL;
 	struct summary s = { 0, 0, 0, 0, 0, 0 };
 
-	if (!h || !(s.count = LOAD(h->count)))
+	if (!h || !(s.count = h->count))
 		return s;
-	s.mean = shown(m, LOAD(h->sum)) / (double)s.count;
+	s.mean = shown(m, h->sum) / (double)s.count;
 	s.p50 = shown(m, histogram_percentile(h, 0.50));
 	s.p90 = shown(m, histogram_percentile(h, 0.90));
 	s.p99 = shown(m, histogram_percentile(h, 0.99));
-	s.max = shown(m, LOAD(h->max));
+	s.max = shown(m, h->max);
 	return s;
 }
 
@@ -593,8 +685,8 @@ static void print_table(struct timing *t, struct function_times *f)
 {
 	int m;
 
-	fprintf(t->out, "%-24s %9llu %9llu\n", f->name, (unsigned long long)LOAD(f->calls),
-		(unsigned long long)LOAD(f->segments));
+	fprintf(t->out, "%-24s %9llu %9llu\n", f->name, (unsigned long long)f->calls,
+		(unsigned long long)f->segments);
 	for (m = 0; m < MEASURES; m++) {
 		struct summary s = summarize(f, m);
 
@@ -620,7 +712,7 @@ static void print_csv(struct timing *t, struct function_times *f)
 			fputc(*c, t->out);
 		}
 		fprintf(t->out, "\",%llu,%llu,%s,%llu,%.3f,%.3f,%.3f,%.3f,%.3f\n",
-			(unsigned long long)LOAD(f->calls), (unsigned long long)LOAD(f->segments),
+			(unsigned long long)f->calls, (unsigned long long)f->segments,
 			measure_name[m], s.count, s.mean, s.p50, s.p90, s.p99, s.max);
 	}
 }
@@ -629,9 +721,9 @@ static void print_json(struct timing *t, struct function_times *f, bool first)
 {
 	int m;
 
-	fprintf(t->out, "%s\n  {\"function\": \"%s\", \"calls\": %llu, \"segments\": %llu",
-		first ? "" : ",", f->json_name, (unsigned long long)LOAD(f->calls),
-		(unsigned long long)LOAD(f->segments));
+	fprintf(t->out, "%s\n  {\"function\": \"%s\", \"calls\": %llu, \"total_segments\": %llu",
+		first ? "" : ",", f->json_name, (unsigned long long)f->calls,
+		(unsigned long long)f->segments);
 	for (m = 0; m < MEASURES; m++) {
 		struct summary s = summarize(f, m);
 
@@ -647,9 +739,12 @@ static void report(struct timing *t, struct live_count *lc)
 	struct function_times *f;
 	bool first = true;
 
+	tbuf_foreach_user(t->threads, merge_thread, t);
+	elt_foreach_live_invocation(&elt_plugin_timing, count_live, NULL);
 	if (t->format == TABLE) {
 		fprintf(t->out, "asyncelt timing report (times in us; percentiles "
-			"within 12.5%%, never above max)\n");
+			"exact up to %d samples, else within 12.5%%, never above max)\n",
+			HISTOGRAM_EXACT);
 		fprintf(t->out, "%-24s %9s %9s\n  %-14s %9s %12s %12s %12s %12s %12s\n",
 			"function", "calls", "segments", "measure", "count", "mean", "p50",
 			"p90", "p99", "max");
@@ -661,7 +756,7 @@ static void report(struct timing *t, struct live_count *lc)
 	for (f = t->functions; ; f = f->next) {
 		if (!f)
 			f = &t->unregistered;
-		if (LOAD(f->segments)) {
+		if (f->segments) {
 			if (t->format == TABLE)
 				print_table(t, f);
 			else if (t->format == CSV)
@@ -682,16 +777,16 @@ static void report(struct timing *t, struct live_count *lc)
 		fprintf(t->out, "  total: %llu\n", lc->n);
 	else if (t->format == JSON)
 		fprintf(t->out, "\n], \"incomplete\": %llu}\n", lc->n);
-	if (LOAD(t->no_memory))
+	if (atomic_load(&t->no_memory))
 		fprintf(t->format == TABLE ? t->out : stderr,
 			"timing: %llu invocations not timed (out of memory)\n",
-			(unsigned long long)LOAD(t->no_memory));
+			(unsigned long long)atomic_load(&t->no_memory));
 }
 
 static elt_status timing_fini(void *state)
 {
 	struct timing *t = state;
-	struct live_count lc = { t, now_ns(), 0 };
+	struct live_count lc = { t, now_ns(t), 0 };
 	elt_status st = ELT_OK, closed;
 
 	/* A fork child reports to its own file when the name has %p. */
