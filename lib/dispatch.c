@@ -6,6 +6,8 @@
  */
 #include "invocation.h"
 
+#include <errno.h>
+
 /* 0: not yet, 1: registered, 2: could not be (out of memory). */
 static ELT_TLS unsigned char thread_attached;
 
@@ -83,9 +85,12 @@ static inline __attribute__((always_inline)) int begin_callback(void)
 	if (atomic_load_explicit(&elt_in_callback, memory_order_relaxed))
 		return 0;
 	if (ELT_UNLIKELY(thread_attached != 1)) {
+		int saved_errno = errno;        /* the segment may come from a signal handler */
+
 		if (thread_attached == 2)
 			return 0;
 		thread_attached = elt_thread_attach() ? 1 : 2;
+		errno = saved_errno;
 	}
 	return elt_callback_begin();
 }

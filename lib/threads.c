@@ -65,9 +65,47 @@ static void thread_exiting(void *value)
 	free(r);
 }
 
+#if !defined(_WIN32)
+/* fork(): the list stays whole across it, and the child keeps only the
+ * thread that forked.  The others do not exist there: waiting for their
+ * flags would stall its shutdown, and what they were running belongs to
+ * the parent, so they are dropped with their invocation state, uncounted
+ * (an invocation they suspended can still be resumed in the child). */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&threads_lock);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&threads_lock);
+}
+
+static void after_fork_child(void)
+{
+	struct thread_record *r, *next;
+
+	for (r = threads; r; r = next) {
+		next = r->next;
+		if (r == self)
+			continue;
+		/* Its pool records stay where they are, unused. */
+		free(r->invocations.stack);
+		free(r);
+	}
+	threads = self;
+	if (self)
+		self->prev = self->next = NULL;
+	pthread_mutex_unlock(&threads_lock);
+}
+#endif
+
 void elt_threads_init(void)
 {
 	pthread_key_create(&exit_key, thread_exiting);
+#if !defined(_WIN32)
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+#endif
 }
 
 /* Once per thread, on its first segment, before it sets its flag. */

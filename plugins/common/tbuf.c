@@ -53,8 +53,12 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* --- writing out (the slow step) ----------------------------------------- */
 
+/* A signal handler may be what reports the segment that fills a buffer:
+ * errno is the interrupted code's, and kept. */
 static void write_all(struct tbuf_set *set, const char *p, size_t n)
 {
+	int saved_errno = errno;
+
 	while (n) {
 		ssize_t done = write(set->fd, p, n);
 
@@ -66,11 +70,12 @@ static void write_all(struct tbuf_set *set, const char *p, size_t n)
 			atomic_compare_exchange_strong(&set->write_errno, &expected,
 						       done < 0 ? errno : EIO);
 			atomic_fetch_add(&set->lost_bytes, n);
-			return;
+			break;
 		}
 		p += done;
 		n -= (size_t)done;
 	}
+	errno = saved_errno;
 }
 
 /* Writes out data[0 .. upto) in one write(2) and keeps the rest. */

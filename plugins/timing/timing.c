@@ -75,8 +75,10 @@ struct function_times {
  * async-signal-safe, malloc is not); NULL when there is none. */
 static void *pages(size_t size)
 {
+	int saved_errno = errno;
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
+	errno = saved_errno;    /* the interrupted code's, if a signal brought us */
 	return p == MAP_FAILED ? NULL : p;
 }
 

@@ -1,0 +1,89 @@
+/*
+ * fork() while another thread is inside a plugin callback: the child has
+ * no such thread, so its shutdown must not wait for it, and the other
+ * thread's in-flight invocation is not the child's.
+ */
+#define ELT_PLUGIN_STATIC 1
+#include "tap.h"
+
+#include <asyncelt.h>
+#include <asyncelt/plugin.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const elt_function_id WORK = 0x10, BLOCKING = 0x20;
+static atomic_int inside, release;
+
+/* Enter of BLOCKING holds its thread inside the callback until released. */
+static void enter_cb(const elt_info *info, void *state)
+{
+	(void)state;
+	if (elt_get_function(info) && elt_get_function(info)->id == BLOCKING) {
+		atomic_store(&inside, 1);
+		while (!atomic_load(&release))
+			sched_yield();
+	}
+}
+
+ELT_PLUGIN_DEFINE(blocker, .enter = enter_cb);
+
+static void *blocked_thread(void *arg)
+{
+	(void)arg;
+	elt_emit_enter(BLOCKING, NULL, NULL);
+	elt_emit_leave(BLOCKING, NULL, NULL);
+	return NULL;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(void)
+{
+	pthread_t t;
+	pid_t pid;
+	int status;
+
+	if (elt_register_function(WORK, "Work", "v()", 0) != ELT_OK ||
+	    elt_register_function(BLOCKING, "Blocking", "v()", 0) != ELT_OK ||
+	    elt_plugin_add(&elt_plugin_blocker, NULL) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+	pthread_create(&t, NULL, blocked_thread, NULL);
+	while (!atomic_load(&inside))
+		sched_yield();
+
+	pid = fork();
+	if (pid == 0) {
+		/* The child: one thread, which never was inside a callback. */
+		elt_invocation_stats stats;
+		double start;
+
+		elt_emit_enter(WORK, NULL, NULL);
+		elt_emit_leave(WORK, NULL, NULL);
+		elt_get_invocation_stats(&stats);
+		start = seconds();
+		elt_shutdown();
+		/* 0: quick and clean; 1: waited; 2: counted the other thread's
+		 * invocation as its own */
+		_exit(seconds() - start > 1.0 ? 1 : stats.live != 0 ? 2 : 0);
+	}
+	ok(pid > 0, "fork");
+	ok(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) != 1,
+	   "the child's shutdown does not wait for a thread it does not have");
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "the child does not count the parent thread's invocation as live (status %d)",
+	   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	atomic_store(&release, 1);
+	pthread_join(t, NULL);
+	is_int(elt_shutdown(), ELT_OK, "the parent shuts down as usual");
+	return tap_done();
+}
