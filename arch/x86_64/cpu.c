@@ -39,9 +39,14 @@ unsigned char elt_x86_64_detect_vector_width(void)
 	const char *limit = getenv("ASYNCELT_X86_VECTOR_WIDTH");
 	unsigned char width = cpu_vector_width();
 
-	if (limit && strcmp(limit, "16") == 0)
+	if (!limit || strcmp(limit, "64") == 0)
+		return width;
+	if (strcmp(limit, "16") == 0)
 		width = 0;
-	else if (limit && strcmp(limit, "32") == 0 && width > 1)
+	else if (strcmp(limit, "32") == 0 && width > 1)
 		width = 1;
+	else if (strcmp(limit, "32") != 0)
+		elt_report("ASYNCELT_X86_VECTOR_WIDTH=\"%s\" is ignored: "
+			   "it must be 16, 32 or 64 (bytes)", limit);
 	return width;
 }

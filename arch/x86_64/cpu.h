@@ -8,8 +8,9 @@
 
 #include "internal.h"
 
-/* What the CPU has, lowered by $ASYNCELT_X86_VECTOR_WIDTH (16 or 32
- * bytes) so the tests run every save path on a machine that has them all. */
+/* What the CPU has, lowered by $ASYNCELT_X86_VECTOR_WIDTH (16, 32 or 64
+ * bytes; doc/abi.md) so the tests run every save path on a machine that
+ * has them all. */
 ELT_HIDDEN unsigned char elt_x86_64_detect_vector_width(void);
 
 #endif
