@@ -154,7 +154,9 @@ elt_status elt_plan_signature(struct elt_plan_builder *b, const elt_signature *s
 
 	if (!sig)
 		return ELT_OK;
-	rules->begin(cursor, sig);
+	memset(cursor, 0, sizeof cursor);
+	if (rules->begin)
+		rules->begin(cursor, sig);
 	elt_plan_return(b, sig->ret->size);
 	if (!rules->place_return(b, cursor, sig->ret, &why)) {
 		if (why)

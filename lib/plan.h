@@ -80,12 +80,20 @@ void elt_plan_return_unsupported(struct elt_plan_builder *b, const char *fmt, ..
 	ELT_PRINTF(2, 3);
 void elt_plan_arguments_unsupported(struct elt_plan_builder *b, const char *fmt, ...)
 	ELT_PRINTF(2, 3);
+/* v rounded up to a multiple of a, a power of two: stack offsets and
+ * register numbers in the classifiers. */
+static inline uint32_t elt_align_up(uint32_t v, uint32_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
 /* A port's calling convention, as elt_plan_signature() drives it: each
  * port defines one, elt_arch_rules.  The cursor is the port's own
  * (registers and stack used so far), at most ELT_CURSOR_MAX bytes. */
 #define ELT_CURSOR_MAX 64
 struct elt_abi_rules {
-	/* Resets the cursor for `sig`. */
+	/* Starts the cursor for `sig`; elt_plan_signature() has zeroed it
+	 * first, so a port whose cursor starts all zero leaves this NULL. */
 	void (*begin)(void *cursor, const elt_signature *sig);
 	/* Places the return value (elt_plan_return was called); 0 when this
 	 * ABI does not decode its type, with *why set to the reason or left

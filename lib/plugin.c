@@ -19,9 +19,9 @@
 # include <dlfcn.h>
 #endif
 
-#ifndef ELT_PLUGIN_DIR
-# define ELT_PLUGIN_DIR "/usr/local/lib/libasyncelt"
-#endif
+/* ELT_PLUGIN_DIR, the installed plugin directory: written by make from
+ * the configured prefix (Makefile.am), so a new prefix rebuilds this. */
+#include "install-dirs.h"
 
 /* Module names and the separator of $ASYNCELT_PLUGIN_PATH: Windows
  * paths hold ':' after the drive letter, so its lists use ';'. */

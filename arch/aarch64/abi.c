@@ -115,11 +115,6 @@ struct cursor {
 	uint32_t nsaa;          /* next stacked argument address, from the caller SP */
 };
 
-static uint32_t align_up(uint32_t v, uint32_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
 /* An HFA or HVA (B.2): one to four members of one floating-point type or
  * of short vectors of one size.  A lone float, double, long double, short
  * vector or complex value is one too, which gives the same places as the
@@ -147,10 +142,10 @@ static int is_composite(const elt_type *t)
 static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size,
 		     uint32_t align)
 {
-	c->nsaa = align_up(c->nsaa, align > 8 ? 16 : 8);
+	c->nsaa = elt_align_up(c->nsaa, align > 8 ? 16 : 8);
 	if (size)
 		elt_plan_piece(b, ELT_SRC_STACK, c->nsaa, size, 0);
-	c->nsaa += align_up(size, 8);
+	c->nsaa += elt_align_up(size, 8);
 }
 
 /* The members of an HFA or HVA in v<first>..: each in the low bytes of
@@ -195,7 +190,7 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 		if (c->ngrn < 8) {
 			elt_plan_piece(b, ELT_SRC_FRAME_REF, X_OFFSET(c->ngrn++), size, 0);
 		} else {
-			c->nsaa = align_up(c->nsaa, 8);
+			c->nsaa = elt_align_up(c->nsaa, 8);
 			elt_plan_piece(b, ELT_SRC_STACK_REF, c->nsaa, size, 0);
 			c->nsaa += 8;
 		}
@@ -220,7 +215,7 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 	 * composite is never split between registers and the stack. */
 	words = (size + 7) / 8;
 	if (t->align >= 16)
-		c->ngrn = align_up(c->ngrn, 2);
+		c->ngrn = elt_align_up(c->ngrn, 2);
 	if (c->ngrn + words <= 8) {
 		elt_plan_piece(b, ELT_SRC_FRAME, X_OFFSET(c->ngrn), size, 0);
 		c->ngrn += words;
@@ -257,16 +252,10 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 	return 1;
 }
 
-static void begin(void *cursor, const elt_signature *sig)
-{
-	(void)sig;
-	*(struct cursor *)cursor = (struct cursor){ 0, 0, 0 };
-}
-
 _Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");
 
 const struct elt_abi_rules elt_arch_rules = {
-	.begin = begin,
+	/* no .begin: the cursor starts all zero */
 	.place_return = place_return,
 	.place_argument = place_argument,
 	/* a result in memory has its address in x8, never in an argument

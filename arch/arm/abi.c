@@ -81,11 +81,6 @@ struct cursor {
 	int async;              /* r2 carries the continuation at Leave */
 };
 
-static uint32_t align_up(uint32_t v, uint32_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
 /* B.5, C.3, C.7: a value whose natural alignment is over a word (64-bit
  * integers, double, and whatever holds one and is not packed) takes an
  * even register pair or an 8-aligned stack slot; anything else a word. */
@@ -158,9 +153,9 @@ static int vfp_candidate(const elt_type *t, uint32_t *count, uint32_t *base_size
 static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size,
 		     uint32_t align)
 {
-	c->nsaa = align_up(c->nsaa, align);
+	c->nsaa = elt_align_up(c->nsaa, align);
 	elt_plan_piece(b, ELT_SRC_STACK, c->nsaa, size, 0);
-	c->nsaa += align_up(size, 4);
+	c->nsaa += elt_align_up(size, 4);
 }
 
 /* C.3-C.8: core registers, possibly split with the stack, then the stack.
@@ -170,7 +165,7 @@ static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size
 static void core_or_stack(struct elt_plan_builder *b, struct cursor *c,
 			  uint32_t size, uint32_t align)
 {
-	uint32_t words = align_up(size, 4) / 4;
+	uint32_t words = elt_align_up(size, 4) / 4;
 
 	if (align == 8 && (c->ncrn & 1))                /* C.3: an even pair */
 		c->ncrn++;
@@ -184,7 +179,7 @@ static void core_or_stack(struct elt_plan_builder *b, struct cursor *c,
 
 		elt_plan_piece(b, ELT_SRC_FRAME, CORE_OFFSET(c->ncrn), in_regs, 0);
 		elt_plan_piece(b, ELT_SRC_STACK, 0, size - in_regs, in_regs);
-		c->nsaa = align_up(size - in_regs, 4);
+		c->nsaa = elt_align_up(size - in_regs, 4);
 		c->ncrn = 4;
 		return;
 	}

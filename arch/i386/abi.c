@@ -201,7 +201,7 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 	}
 	if (t->size == 0)
 		return 1;
-	c->stack = (c->stack + align - 1) & ~(align - 1);
+	c->stack = elt_align_up(c->stack, align);
 	elt_plan_piece(b, ELT_SRC_STACK, c->stack, t->size, 0);
 	c->stack += align4(t->size);
 	return 1;

@@ -9,12 +9,6 @@ const char elt_arch_abi[] = "none";
 
 static const char no_helpers[] = "this host has no helpers: nothing to decode";
 
-static void begin(void *cursor, const elt_signature *sig)
-{
-	(void)cursor;
-	(void)sig;
-}
-
 static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type *t,
 			const char **why)
 {
@@ -37,7 +31,6 @@ static int place_argument(struct elt_plan_builder *b, void *cursor,
 }
 
 const struct elt_abi_rules elt_arch_rules = {
-	.begin = begin,
 	.place_return = place_return,
 	.place_argument = place_argument,
 	.undecoded_return_moves_arguments = 1,

@@ -63,11 +63,6 @@ struct cursor {
 	uint32_t stack;         /* next free byte above the caller SP */
 };
 
-static uint32_t align_up(uint32_t v, uint32_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
 /* The integers the floating-point convention pairs with a real: not
  * pointers (GCC does not count them), nor anything wider than a register. */
 static int is_small_integer(const elt_type *t)
@@ -188,9 +183,9 @@ static void fp_registers(struct elt_plan_builder *b, const struct fp_field *fiel
 static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size,
 		     uint32_t align)
 {
-	c->stack = align_up(c->stack, align < 8 ? 8 : align > 16 ? 16 : align);
+	c->stack = elt_align_up(c->stack, align < 8 ? 8 : align > 16 ? 16 : align);
 	elt_plan_piece(b, ELT_SRC_STACK, c->stack, size, 0);
-	c->stack += align_up(size, 8);
+	c->stack += elt_align_up(size, 8);
 }
 
 /*
@@ -301,16 +296,10 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 	return 1;
 }
 
-static void begin(void *cursor, const elt_signature *sig)
-{
-	(void)sig;
-	*(struct cursor *)cursor = (struct cursor){ 0, 0, 0 };
-}
-
 _Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");
 
 const struct elt_abi_rules elt_arch_rules = {
-	.begin = begin,
+	/* no .begin: the cursor starts all zero */
 	.place_return = place_return,
 	.place_argument = place_argument,
 	.undecoded_return_moves_arguments = 1,

@@ -40,10 +40,15 @@ unsigned char elt_x86_64_detect_vector_width(void)
 	const char *limit = getenv("ASYNCELT_X86_VECTOR_WIDTH");
 	unsigned char width = cpu_vector_width();
 
-	if (limit && strcmp(limit, "16") == 0)
+	if (!limit || strcmp(limit, "64") == 0)
+		return width;
+	if (strcmp(limit, "16") == 0)
 		width = ELT_X86_64_VEC_SSE;
-	else if (limit && strcmp(limit, "32") == 0 && width > ELT_X86_64_VEC_AVX)
+	else if (strcmp(limit, "32") == 0 && width > ELT_X86_64_VEC_AVX)
 		width = ELT_X86_64_VEC_AVX;
+	else if (strcmp(limit, "32") != 0)
+		elt_report("ASYNCELT_X86_VECTOR_WIDTH=\"%s\" is ignored: "
+			   "it must be 16, 32 or 64 (bytes)", limit);
 	return width;
 }
 

@@ -31,8 +31,9 @@ ELT_HIDDEN extern const elt_x86_64_body_fn
 	elt_x86_64_bodies[ELT_X86_64_VEC_WIDTHS][ELT_X86_64_BODY_COUNT];
 ELT_HIDDEN extern elt_x86_64_body_fn elt_x86_64_body[ELT_X86_64_BODY_COUNT];
 
-/* What the CPU has, lowered by $ASYNCELT_X86_VECTOR_WIDTH (16 or 32
- * bytes) so the tests run every save path on a machine that has them all. */
+/* What the CPU has, lowered by $ASYNCELT_X86_VECTOR_WIDTH (16, 32 or 64
+ * bytes; doc/abi.md) so the tests run every save path on a machine that
+ * has them all. */
 ELT_HIDDEN unsigned char elt_x86_64_detect_vector_width(void);
 #endif
 

@@ -206,11 +206,6 @@ struct cursor {
 	uint32_t stack;         /* next free byte above the caller SP */
 };
 
-static uint32_t align_up(uint32_t v, uint32_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
 /* The registers of a value classified INTEGER/SSE/SSEUP, eightbyte by
  * eightbyte: `gprs` lists the integer registers in turn.  The two halves
  * of an xmm register merge into one piece (elt_plan_piece), so a vector is
@@ -245,9 +240,9 @@ static void in_registers(struct elt_plan_builder *b, const struct classification
 static void on_stack(struct elt_plan_builder *b, struct cursor *c, uint32_t size,
 		     uint32_t align)
 {
-	c->stack = align_up(c->stack, align < 8 ? 8 : align);
+	c->stack = elt_align_up(c->stack, align < 8 ? 8 : align);
 	elt_plan_piece(b, ELT_SRC_STACK, c->stack, size, 0);
-	c->stack += align_up(size, 8);
+	c->stack += elt_align_up(size, 8);
 }
 
 /* Places one argument: in registers when all of its eightbytes find one,
@@ -313,16 +308,10 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 	return 1;
 }
 
-static void begin(void *cursor, const elt_signature *sig)
-{
-	(void)sig;
-	*(struct cursor *)cursor = (struct cursor){ 0, 0, 0 };
-}
-
 _Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");
 
 const struct elt_abi_rules elt_arch_rules = {
-	.begin = begin,
+	/* no .begin: the cursor starts all zero */
 	.place_return = place_return,
 	.place_argument = place_argument,
 	.undecoded_return_moves_arguments = 1,

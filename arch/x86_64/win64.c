@@ -154,16 +154,10 @@ static int place_return(struct elt_plan_builder *b, void *cursor, const elt_type
 	return 1;
 }
 
-static void begin(void *cursor, const elt_signature *sig)
-{
-	(void)sig;
-	((struct cursor *)cursor)->slot = 0;
-}
-
 _Static_assert(sizeof(struct cursor) <= ELT_CURSOR_MAX, "cursor too large");
 
 const struct elt_abi_rules elt_arch_rules = {
-	.begin = begin,
+	/* no .begin: the cursor starts all zero */
 	.place_return = place_return,
 	.place_argument = place_argument,
 	/* every return type is placed; were one not, a hidden pointer in

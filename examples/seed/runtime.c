@@ -25,7 +25,7 @@ struct continuation {
 struct int_result { int64_t value; void *cont; };
 struct double_result { double value; void *cont; };
 
-/* Assembly (methods-<arch>.S). */
+/* Assembly (methods.S). */
 void seed_Work(void);
 void seed_WorkVoid(void);
 void seed_WorkDouble(void);

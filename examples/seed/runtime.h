@@ -4,7 +4,7 @@
  * WorkVoid(2), WorkDouble(2) (a double), each await suspending and the
  * resume running on another thread.  The methods' prologs and epilogs are
  * assembly that calls the helpers exactly as a JIT's code would
- * (methods-<arch>.S); their bodies are C.
+ * (methods.S); their bodies are C.
  */
 #ifndef SEED_RUNTIME_H
 #define SEED_RUNTIME_H

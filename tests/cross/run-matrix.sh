@@ -6,7 +6,7 @@
 # last columns: signatures, arguments and return values checked, and the
 # signatures that some getter said it cannot decode on that ABI.  Installs missing cross toolchains when run as root.
 #
-#   tests/cross/run-matrix.sh [ABI ...]      default: every ABI below
+#   tests/cross/run-matrix.sh [ABI ...]      default: every ABI of arch/ports.list
 #   MATRIX_DIR=dir    where the builds go (default: _matrix in the source)
 #   CORPUS_SEED=n CORPUS_COUNT=n   the decoding corpus to build (Makefile.am's
 #                     defaults otherwise), to rerun another seed on an ABI
@@ -17,18 +17,10 @@ set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 work=${MATRIX_DIR:-$here/_matrix}
 
-# abi  triplet  wrapper  packages
-abis='
-x86_64-sysv   -                      -                                     -
-x86_64-win64  x86_64-w64-mingw32     wine                                  gcc-mingw-w64-x86-64,wine
-i386          i686-linux-gnu         qemu-i386:/usr/i686-linux-gnu          gcc-i686-linux-gnu,qemu-user
-aarch64       aarch64-linux-gnu      qemu-aarch64:/usr/aarch64-linux-gnu    gcc-aarch64-linux-gnu,qemu-user
-arm-vfp       arm-linux-gnueabihf    qemu-arm:/usr/arm-linux-gnueabihf      gcc-arm-linux-gnueabihf,qemu-user
-arm-soft      arm-linux-gnueabi      qemu-arm:/usr/arm-linux-gnueabi        gcc-arm-linux-gnueabi,qemu-user
-riscv64       riscv64-linux-gnu      qemu-riscv64:/usr/riscv64-linux-gnu    gcc-riscv64-linux-gnu,qemu-user
-ppc64le       powerpc64le-linux-gnu  qemu-ppc64le:/usr/powerpc64le-linux-gnu gcc-powerpc64le-linux-gnu,qemu-user
-s390x         s390x-linux-gnu        qemu-s390x:/usr/s390x-linux-gnu        gcc-s390x-linux-gnu,qemu-user
-'
+# abi  triplet  wrapper  packages: from the one list of ports (its header
+# says what each column means); "-" in the abi column: not a matrix ABI.
+abis=$(awk '!/^#/ && NF && $1 != "-" { print $1, $5, $6, $7 }' "$here/arch/ports.list")
+[ -n "$abis" ] || { echo "no ABI in $here/arch/ports.list" >&2; exit 2; }
 
 # Make variables, not the environment: Makefile.am sets the defaults.
 corpus_vars=()

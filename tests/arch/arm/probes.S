@@ -122,20 +122,6 @@ ELT_ENTRY(probe_bare)
 	bx	lr
 ELT_END(probe_bare)
 
-	.data
-	.p2align 2
-	.globl	probe_function, probe_target, probe_continuation
-	.globl	probe_caller_sp, probe_return_address
-	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
-	.globl	probe_tailcall_jump_address
-probe_function:		.word 0
-probe_target:		.word 0
-probe_continuation:	.word 0
-probe_caller_sp:	.word 0
-probe_return_address:	.word 0
-probe_enter_address:	.word probe_enter
-probe_leave_address:	.word probe_leave
-probe_tailcall_address:	.word probe_tailcall
-probe_tailcall_jump_address: .word probe_tailcall_jump
+#include "../probes-data.h"
 
 	ELT_OBJECT_NOTES

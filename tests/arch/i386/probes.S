@@ -182,21 +182,6 @@ ELT_ENTRY(probe_bare)
 	ret
 ELT_END(probe_bare)
 
-	.data
-	.p2align 2
-	.globl	probe_function, probe_target, probe_enter_target, probe_continuation
-	.globl	probe_caller_sp, probe_return_address
-	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
-	.globl	probe_tailcall_jump_address
-probe_function:		.long 0
-probe_target:		.long 0
-probe_enter_target:	.long 0
-probe_continuation:	.long 0
-probe_caller_sp:	.long 0
-probe_return_address:	.long 0
-probe_enter_address:	.long probe_enter
-probe_leave_address:	.long probe_leave
-probe_tailcall_address:	.long probe_tailcall
-probe_tailcall_jump_address: .long probe_tailcall_jump
+#include "../probes-data.h"
 
 	ELT_OBJECT_NOTES

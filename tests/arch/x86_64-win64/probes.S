@@ -94,20 +94,6 @@ ELT_ENTRY(probe_bare)
 	EPILOG
 ELT_END(probe_bare)
 
-	.data
-	.p2align 3
-	.globl	probe_function, probe_target, probe_continuation
-	.globl	probe_caller_sp, probe_return_address
-	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
-	.globl	probe_tailcall_jump_address
-probe_function:		.quad 0
-probe_target:		.quad 0
-probe_continuation:	.quad 0
-probe_caller_sp:	.quad 0
-probe_return_address:	.quad 0
-probe_enter_address:	.quad probe_enter
-probe_leave_address:	.quad probe_leave
-probe_tailcall_address:	.quad probe_tailcall
-probe_tailcall_jump_address: .quad probe_tailcall_jump
+#include "../probes-data.h"
 
 	ELT_OBJECT_NOTES
