@@ -37,8 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/mman.h>
 #include <unistd.h>
+#if defined(_WIN32)
+# include <windows.h>
+#else
+# include <sys/mman.h>
+#endif
 
 extern const elt_plugin elt_plugin_timing;      /* for the live invocations */
 
@@ -75,11 +79,25 @@ struct function_times {
  * async-signal-safe, malloc is not); NULL when there is none. */
 static void *pages(size_t size)
 {
+#if defined(_WIN32)
+	return VirtualAlloc(NULL, size, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+#else
 	int saved_errno = errno;
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	errno = saved_errno;    /* the interrupted code's, if a signal brought us */
 	return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+static void free_pages(void *p, size_t size)
+{
+#if defined(_WIN32)
+	(void)size;
+	VirtualFree(p, 0, MEM_RELEASE);
+#else
+	munmap(p, size);
+#endif
 }
 
 /*
@@ -543,14 +561,14 @@ static void free_timing(struct timing *t)
 		next = f->next;
 		free(f->json_name);
 		if (f->m)
-			munmap(f->m, sizeof(*f->m));
+			free_pages(f->m, sizeof(*f->m));
 		free(f);
 	}
 	if (t->unregistered.m)
-		munmap(t->unregistered.m, sizeof(*t->unregistered.m));
+		free_pages(t->unregistered.m, sizeof(*t->unregistered.m));
 	for (c = t->chunks; c; c = cnext) {
 		cnext = c->next;
-		munmap(c, sizeof(*c));
+		free_pages(c, sizeof(*c));
 	}
 	if (t->out && t->out != stderr)
 		fclose(t->out);
