@@ -33,6 +33,28 @@
 ELT_ENTRY(\name)
 	.pad	#8                              /* the id and caller SP */
 	.cfi_def_cfa_offset 8
+	/* Idle (no plugin, or stopped): remove the caller's two words and
+	 * return.  Every core register is preserved, so r0 is borrowed on
+	 * the stack; its reload also releases the two words. */
+	push	{r0}
+	.cfi_adjust_cfa_offset 4
+	.cfi_rel_offset r0, 0
+	ldr	r0, .Larmed_offset\@
+.Larmed_pc\@:
+	add	r0, pc
+	ldrb	r0, [r0]
+	cmp	r0, #0
+	bne	.Larmed\@
+	.cfi_remember_state
+	ldr	r0, [sp], #12
+	.cfi_restore r0
+	.cfi_adjust_cfa_offset -12
+	bx	lr
+	.cfi_restore_state
+.Larmed\@:
+	pop	{r0}
+	.cfi_restore r0
+	.cfi_adjust_cfa_offset -4
 	push	{r0-r5, ip, lr}
 	.save	{r0-r5, ip, lr}
 	.cfi_adjust_cfa_offset 32
@@ -88,9 +110,16 @@ ELT_ENTRY(\name)
 	add	sp, sp, #8                      /* the caller's two words */
 	.cfi_adjust_cfa_offset -8
 	bx	lr
+
+	/* elt_armed, pc-relative (hidden: no GOT); beside the code, as ARMv5TE
+	 * has no movw/movt and a PIE no text relocations. */
+	.p2align 2
+.Larmed_offset\@:
+	.word	elt_armed - (.Larmed_pc\@ + ELT_ARM_PC_BIAS)
 ELT_END(\name)
 .endm
 
+	ELT_LOCAL(elt_armed)
 	ELT_LOCAL(elt_arm_dispatch)
 
 	HELPER	elt_helper_enter, ELT_HOOK_ENTER
