@@ -62,24 +62,21 @@ ELT_PLUGIN_DEFINE(clobber, .enter = clobber_cb, .leave = clobber_cb,
 static const elt_function_id ASYNC_ID = 0x1000, UNKNOWN_ID = 0x9999;
 static uintptr_t fake_stack[8];
 
-int main(void)
+/* Every helper, every variant, both stack alignments, with and without a
+ * live continuation; `plugin_runs` is how many times each call must reach
+ * the plugin: 1 when armed, 0 on the idle path, which returns before it
+ * saves anything and so must leave every register alone by itself. */
+static void check_helpers(const char *phase, unsigned plugin_runs,
+			  struct regs *in, struct regs *out)
 {
 	static const struct { const char *name; void (*helper)(void); int leave; } h[] = {
 		{ "enter", elt_helper_enter, 0 },
 		{ "leave", elt_helper_leave, 1 },
 		{ "tailcall", elt_helper_tailcall, 0 },
 	};
-	struct regs *in = regs_alloc(regs_size);
-	struct regs *out = regs_alloc(regs_size);
-	unsigned i, variant, seed = 0;
+	static unsigned seed;
+	unsigned i, variant;
 	int misalign, async;
-
-	if (!in || !out)
-		tap_bail("out of memory");
-	if (elt_plugin_add(&elt_plugin_clobber, NULL) != ELT_OK ||
-	    elt_register_function(ASYNC_ID, "AsyncWork", "l(K i)", ELT_FUNCTION_ASYNC))
-		tap_bail("setup: %s", elt_last_error());
-	tap_diag("vector registers: %s", regs_describe());
 
 	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)
 		for (variant = 0; variant < (h[i].leave ? regs_leave_variants() : 1); variant++)
@@ -95,17 +92,36 @@ int main(void)
 					memset(out, 0, regs_size);
 					regs_call(h[i].helper, in, out);
 					same = regs_compare(in, out, why, sizeof(why));
-					ok(same && callbacks == before + 1,
-					   "%s preserves every register (%s, %s stack, %s)",
-					   h[i].name, regs_variant_name(variant),
+					ok(same && callbacks == before + plugin_runs,
+					   "%s: %s preserves every register (%s, %s stack, %s)",
+					   phase, h[i].name, regs_variant_name(variant),
 					   misalign ? "misaligned" : "aligned",
 					   async ? "async with a live continuation" : "unknown function");
 					if (!same)
 						tap_diag("  %s", why);
-					if (callbacks != before + 1)
-						tap_diag("  the plugin ran %u times", callbacks - before);
+					if (callbacks != before + plugin_runs)
+						tap_diag("  the plugin ran %u times, not %u",
+							 callbacks - before, plugin_runs);
 				}
+}
+
+int main(void)
+{
+	struct regs *in = regs_alloc(regs_size);
+	struct regs *out = regs_alloc(regs_size);
+
+	if (!in || !out)
+		tap_bail("out of memory");
+	if (elt_register_function(ASYNC_ID, "AsyncWork", "l(K i)", ELT_FUNCTION_ASYNC))
+		tap_bail("setup: %s", elt_last_error());
+	tap_diag("vector registers: %s", regs_describe());
+
+	check_helpers("idle, no plugin yet", 0, in, out);
+	if (elt_plugin_add(&elt_plugin_clobber, NULL) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+	check_helpers("armed", 1, in, out);
 	elt_shutdown();
+	check_helpers("idle, stopped", 0, in, out);
 	regs_free(in);
 	regs_free(out);
 	return tap_done();
