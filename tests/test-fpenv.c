@@ -1,8 +1,9 @@
 /*
- * The floating-point environment around the helpers (doc/abi.md, "The
- * floating-point environment"): a plugin may change the rounding mode and
- * the exception trap masks as it likes, but the instrumented code must
- * get its own back from every helper, or it would compute other results.
+ * The floating-point environment around the helpers (doc/abi.md, each
+ * ABI's "Floating-point environment"): a plugin may change the rounding
+ * mode and the exception trap masks as it likes, but the instrumented code
+ * must get its own back from every helper, or it would compute other
+ * results.
  *
  * The plugin's Enter, Leave and Tailcall switch to another rounding mode
  * (and enable or disable a trap, where the C library can); the caller,
