@@ -36,6 +36,18 @@
 	 * keeps only x0-x8 and q0-q7 (not z0-z7, p0-p3) live. */
 	.variant_pcs \name
 ELT_ENTRY(\name)
+	/* Idle (no plugin, or stopped): release the caller's two words and
+	 * return, touching only x9 (free here) and nothing the armed path
+	 * needs signed or saved. */
+	adrp	x9, elt_armed
+	ldrb	w9, [x9, :lo12:elt_armed]
+	cbnz	w9, 4f
+	.cfi_remember_state
+	add	sp, sp, #ELT_AARCH64_CALLER_WORDS
+	.cfi_def_cfa_offset -ELT_AARCH64_CALLER_WORDS
+	ret
+	.cfi_restore_state
+4:
 	ELT_SIGN_LR                     /* with SP at entry as the modifier */
 	stp	x29, x30, [sp, #-ELT_AARCH64_FRAME_SIZE]!
 	.cfi_def_cfa_offset ELT_AARCH64_FRAME_SIZE
@@ -117,6 +129,7 @@ ELT_ENTRY(\name)
 ELT_END(\name)
 .endm
 
+	ELT_LOCAL(elt_armed)
 	ELT_LOCAL(elt_aarch64_dispatch)
 	ELT_LOCAL(elt_aarch64_sve)
 

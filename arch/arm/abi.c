@@ -50,6 +50,24 @@ const char elt_arch_abi[] = "arm-soft";
 # define VFP_VARIANT 0
 #endif
 
+#if !VFP_VARIANT
+# include <sys/auxv.h>
+# ifndef HWCAP_ARM_VFP
+#  define HWCAP_ARM_VFP 64
+# endif
+/* Read by the soft-float helpers.S on every armed call: 1 when the CPU
+ * has VFP after all, whose FPSCR (rounding mode, exception masks) glibc's
+ * fesetround and feenableexcept then change even on armel, so the helper
+ * keeps it for the instrumented code.  Written once, before any helper
+ * can run. */
+ELT_HIDDEN unsigned char elt_arm_soft_vfp;
+
+__attribute__((constructor)) static void detect_vfp(void)
+{
+	elt_arm_soft_vfp = (getauxval(AT_HWCAP) & HWCAP_ARM_VFP) != 0;
+}
+#endif
+
 ELT_HIDDEN void elt_arm_dispatch(struct elt_arm_frame *frame);
 
 void elt_arm_dispatch(struct elt_arm_frame *frame)

@@ -17,14 +17,15 @@
  * The image is one block, from the helper's stack pointer up to the two
  * words the caller pushed: the helper pushes r0-r5, ip, lr just below
  * them and reserves the rest beneath (so the block needs only 4-byte
- * alignment: a caller with sp = 4 mod 8 works too).  d0-d7 and FPSCR are
- * saved on hard-float builds only; soft-float leaves their slots unused.
+ * alignment: a caller with sp = 4 mod 8 works too).  d0-d7 are saved on
+ * hard-float builds only; FPSCR there, and on soft-float builds when the
+ * CPU has VFP (its rounding mode and masks); unused slots stay unwritten.
  */
 #ifndef ELT_ARM_FRAME_H
 #define ELT_ARM_FRAME_H
 
 #define ELT_ARM_HOOK            0       /* uint32: ELT_HOOK_* */
-#define ELT_ARM_FPSCR           4       /* hard-float: restored whole */
+#define ELT_ARM_FPSCR           4       /* restored whole (soft-float: if VFP) */
 #define ELT_ARM_VFP             8       /* d0-d7 = s0-s15 = q0-q3 */
 #define ELT_ARM_VFP_SLOT        8
 #define ELT_ARM_VFP_COUNT       8

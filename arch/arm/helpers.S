@@ -13,7 +13,8 @@
  *        result register) at full width and FPSCR, restored whole.
  *        d8-d15 are callee-saved in C, so the C half keeps them.  Only the
  *        APSR condition flags may change, and on hard-float d16-d31 (never
- *        an argument or result, caller-saved).
+ *        an argument or result, caller-saved).  Soft-float on a CPU with
+ *        VFP: FPSCR restored whole too (glibc's fenv functions use it).
  *
  * The stack pointer at the call should be 8-byte aligned, as at any
  * public interface, but 4 mod 8 works too: the frame needs 4-byte
@@ -28,11 +29,37 @@
 #include "hook.h"
 
 	.text
+#if !defined(__ARM_PCS_VFP)
+	/* for FPSCR alone, used only when the CPU has VFP */
+	.fpu	vfpv2
+#endif
 
 .macro HELPER name, hook
 ELT_ENTRY(\name)
 	.pad	#8                              /* the id and caller SP */
 	.cfi_def_cfa_offset 8
+	/* Idle (no plugin, or stopped): remove the caller's two words and
+	 * return.  Every core register is preserved, so r0 is borrowed on
+	 * the stack; its reload also releases the two words. */
+	push	{r0}
+	.cfi_adjust_cfa_offset 4
+	.cfi_rel_offset r0, 0
+	ldr	r0, .Larmed_offset\@
+.Larmed_pc\@:
+	add	r0, pc
+	ldrb	r0, [r0]
+	cmp	r0, #0
+	bne	.Larmed\@
+	.cfi_remember_state
+	ldr	r0, [sp], #12
+	.cfi_restore r0
+	.cfi_adjust_cfa_offset -12
+	bx	lr
+	.cfi_restore_state
+.Larmed\@:
+	pop	{r0}
+	.cfi_restore r0
+	.cfi_adjust_cfa_offset -4
 	push	{r0-r5, ip, lr}
 	.save	{r0-r5, ip, lr}
 	.cfi_adjust_cfa_offset 32
@@ -60,6 +87,19 @@ ELT_ENTRY(\name)
 	str	r5, [r4, #ELT_ARM_FPSCR]
 	add	r5, r4, #ELT_ARM_VFP
 	vstmia	r5, {d0-d7}
+#else
+	/* No VFP argument or result, but a CPU with VFP has an FPSCR that a
+	 * plugin's fesetround changes: keep it too.  r5 holds "has VFP"
+	 * across the call (callee-saved in C). */
+	ldr	r5, .Lsoft_vfp_offset\@
+.Lsoft_vfp_pc\@:
+	add	r5, pc
+	ldrb	r5, [r5]
+	cmp	r5, #0
+	beq	.Lsoft_saved\@
+	vmrs	r0, fpscr
+	str	r0, [r4, #ELT_ARM_FPSCR]
+.Lsoft_saved\@:
 #endif
 
 	mov	r0, r4
@@ -70,6 +110,12 @@ ELT_ENTRY(\name)
 	vldmia	r5, {d0-d7}
 	ldr	r5, [r4, #ELT_ARM_FPSCR]
 	vmsr	fpscr, r5
+#else
+	cmp	r5, #0
+	beq	.Lsoft_restored\@
+	ldr	r0, [r4, #ELT_ARM_FPSCR]
+	vmsr	fpscr, r0
+.Lsoft_restored\@:
 #endif
 	mov	sp, r4
 	.cfi_def_cfa_register sp
@@ -88,10 +134,24 @@ ELT_ENTRY(\name)
 	add	sp, sp, #8                      /* the caller's two words */
 	.cfi_adjust_cfa_offset -8
 	bx	lr
+
+	/* elt_armed, pc-relative (hidden: no GOT); beside the code, as ARMv5TE
+	 * has no movw/movt and a PIE no text relocations. */
+	.p2align 2
+.Larmed_offset\@:
+	.word	elt_armed - (.Larmed_pc\@ + ELT_ARM_PC_BIAS)
+#if !defined(__ARM_PCS_VFP)
+.Lsoft_vfp_offset\@:
+	.word	elt_arm_soft_vfp - (.Lsoft_vfp_pc\@ + ELT_ARM_PC_BIAS)
+#endif
 ELT_END(\name)
 .endm
 
+	ELT_LOCAL(elt_armed)
 	ELT_LOCAL(elt_arm_dispatch)
+#if !defined(__ARM_PCS_VFP)
+	ELT_LOCAL(elt_arm_soft_vfp)
+#endif
 
 	HELPER	elt_helper_enter, ELT_HOOK_ENTER
 	HELPER	elt_helper_leave, ELT_HOOK_LEAVE

@@ -27,6 +27,32 @@
 
 .macro HELPER name, hook
 ELT_ENTRY(\name)
+	/* Idle (no plugin, or stopped): return at once.  Every register is
+	 * preserved here, so r11 and r12 wait in the ABI's protected zone
+	 * below r1, lr in r12 while bcl finds where this code is, and cr0
+	 * (which the compare sets) in r12 after it. */
+	std	%r11, -8(%r1)
+	std	%r12, -16(%r1)
+	mflr	%r12
+	.cfi_register 65, 12
+	bcl	20, 31, .Larmed_pc\@   /* the form that leaves the return predictor alone */
+.Larmed_pc\@:
+	mflr	%r11
+	mtlr	%r12
+	.cfi_restore 65
+	addis	%r11, %r11, (elt_armed - .Larmed_pc\@)@ha
+	lbz	%r11, (elt_armed - .Larmed_pc\@)@l(%r11)
+	mfocrf	%r12, 0x80
+	cmpwi	%r11, 0
+	bne	.Larmed\@
+	mtocrf	0x80, %r12
+	ld	%r11, -8(%r1)
+	ld	%r12, -16(%r1)
+	blr
+.Larmed\@:
+	mtocrf	0x80, %r12
+	ld	%r11, -8(%r1)
+	ld	%r12, -16(%r1)
 	stdu	%r1, -ELT_PPC64LE_FRAME_SIZE(%r1)
 	.cfi_adjust_cfa_offset ELT_PPC64LE_FRAME_SIZE
 	std	%r0, ELT_PPC64LE_GPR_AT(0)(%r1)
@@ -113,6 +139,7 @@ ELT_ENTRY(\name)
 ELT_END(\name)
 .endm
 
+	ELT_LOCAL(elt_armed)
 	ELT_LOCAL(elt_ppc64le_dispatch)
 
 	HELPER	elt_helper_enter, ELT_HOOK_ENTER

@@ -24,6 +24,25 @@
 
 .macro HELPER name, hook
 ELT_ENTRY(\name)
+	/* Idle (no plugin, or stopped): free the caller's 16 bytes and
+	 * return.  No integer register is free, so t0 waits in ft0, which
+	 * may change (LP64D guarantees the D extension). */
+	fmv.d.x	ft0, t0
+	.cfi_register t0, ft0
+.Larmed_address\@:
+	auipc	t0, %pcrel_hi(elt_armed)
+	lbu	t0, %pcrel_lo(.Larmed_address\@)(t0)
+	bnez	t0, .Larmed\@
+	fmv.x.d	t0, ft0
+	.cfi_remember_state
+	.cfi_restore t0
+	addi	sp, sp, 16
+	.cfi_def_cfa_offset -16
+	ret
+	.cfi_restore_state
+.Larmed\@:
+	fmv.x.d	t0, ft0
+	.cfi_restore t0
 	addi	sp, sp, -16
 	.cfi_def_cfa_offset 16
 	sd	ra, 8(sp)
@@ -80,6 +99,7 @@ ELT_ENTRY(\name)
 ELT_END(\name)
 .endm
 
+	ELT_LOCAL(elt_armed)
 	ELT_LOCAL(elt_riscv64_dispatch)
 
 	HELPER	elt_helper_enter, ELT_HOOK_ENTER

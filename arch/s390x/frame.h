@@ -48,6 +48,7 @@
 /* The stack, as the ABI lays it out. */
 #define ELT_S390X_SAVE_AREA    160      /* every caller provides it at 0(%r15) */
 #define ELT_S390X_SAVE_R14     112      /* the save area's slot for %r14 */
+#define ELT_S390X_SAVE_R2       16      /* %r2's slot: the idle check keeps %r1 there */
 #define ELT_S390X_STACK_ARGS   160      /* first stack argument, from the SP */
 #define ELT_S390X_IN_ID        160      /* the helper's inputs, at the call */
 #define ELT_S390X_IN_CALLER_SP 168

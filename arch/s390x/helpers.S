@@ -34,6 +34,17 @@
 
 .macro HELPER name, hook
 ELT_ENTRY(\name)
+	/* Idle (no plugin, or stopped): return at once.  %r1 is borrowed
+	 * for the address and kept meanwhile in the save area our caller
+	 * provides; lg leaves the condition code from cli intact.  GCC
+	 * aligns every global to 2 bytes on this target, as larl needs. */
+	stg	%r1, ELT_S390X_SAVE_R2(%r15)
+	larl	%r1, elt_armed
+	cli	0(%r1), 0
+	lg	%r1, ELT_S390X_SAVE_R2(%r15)
+	jne	.Larmed\@
+	br	%r14
+.Larmed\@:
 	stmg	%r14, %r15, ELT_S390X_SAVE_R14(%r15)
 	.cfi_offset %r14, ELT_S390X_SAVE_R14 - ELT_S390X_SAVE_AREA
 	.cfi_offset %r15, ELT_S390X_SAVE_R14 + 8 - ELT_S390X_SAVE_AREA
@@ -86,6 +97,7 @@ ELT_ENTRY(\name)
 ELT_END(\name)
 .endm
 
+	ELT_LOCAL(elt_armed)
 	ELT_LOCAL(elt_s390x_dispatch)
 	ELT_LOCAL(elt_s390x_vector)
 

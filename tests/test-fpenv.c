@@ -1,0 +1,211 @@
+/*
+ * The floating-point environment around the helpers (doc/abi.md, each
+ * ABI's "Floating-point environment"): a plugin may change the rounding
+ * mode and the exception trap masks as it likes, but the instrumented code
+ * must get its own back from every helper, or it would compute other
+ * results.
+ *
+ * The plugin's Enter, Leave and Tailcall switch to another rounding mode
+ * (and enable or disable a trap, where the C library can); the caller,
+ * running in each rounding mode in turn, checks after each helper returns
+ * that fegetround() and the trap mask are its own, and that a division
+ * still rounds as it did before the call.
+ */
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE 1          /* feenableexcept, fegetexcept (glibc) */
+#endif
+#define ELT_PLUGIN_STATIC 1
+#include "tap.h"
+#include "probes.h"
+
+#include <asyncelt.h>
+#include <asyncelt/plugin.h>
+
+#include <fenv.h>
+#if defined(_WIN32)
+# include <float.h>
+#endif
+
+/* --- the rounding modes this <fenv.h> names ------------------------------ */
+
+static const struct { int mode; const char *name; } modes[] = {
+#ifdef FE_TONEAREST
+	{ FE_TONEAREST, "to nearest" },
+#endif
+#ifdef FE_UPWARD
+	{ FE_UPWARD, "upward" },
+#endif
+#ifdef FE_DOWNWARD
+	{ FE_DOWNWARD, "downward" },
+#endif
+#ifdef FE_TOWARDZERO
+	{ FE_TOWARDZERO, "toward zero" },
+#endif
+};
+#define MODE_COUNT (sizeof(modes) / sizeof(modes[0]))
+
+/* --- one trap (division by zero), where the C library can set it -------- */
+
+/* traps_set: 0 when the trap is now as asked, -1 when it cannot be. */
+#if defined(__GLIBC__) && defined(FE_DIVBYZERO)
+# define TRAPS_HOW "feenableexcept"
+static int traps_get(void)
+{
+	return (fegetexcept() & FE_DIVBYZERO) != 0;
+}
+
+static int traps_set(int on)
+{
+	fedisableexcept(FE_ALL_EXCEPT);
+	if (on && feenableexcept(FE_DIVBYZERO) == -1)
+		return -1;
+	return traps_get() == on ? 0 : -1;
+}
+#elif defined(_WIN32)
+# define TRAPS_HOW "_controlfp"
+static int traps_get(void)
+{
+	return (_controlfp(0, 0) & _EM_ZERODIVIDE) == 0;   /* set bit: masked */
+}
+
+static int traps_set(int on)
+{
+	_controlfp(on ? 0 : _EM_ZERODIVIDE, _EM_ZERODIVIDE);
+	return traps_get() == on ? 0 : -1;
+}
+#else
+# define TRAPS_HOW "no way to set a trap in this C library"
+static int traps_get(void)
+{
+	return 0;
+}
+
+static int traps_set(int on)
+{
+	return on ? -1 : 0;
+}
+#endif
+
+/* --- the plugin: switches to its own mode and traps in every callback --- */
+
+static int plugin_mode, plugin_traps;
+static unsigned calls, changed;         /* changed: callbacks whose change held */
+
+static void meddle(const elt_info *info, void *state)
+{
+	(void)info;
+	(void)state;
+	calls++;
+	if (fesetround(plugin_mode) == 0 && fegetround() == plugin_mode &&
+	    traps_set(plugin_traps) == 0)
+		changed++;
+}
+
+ELT_PLUGIN_DEFINE(meddler, .enter = meddle, .leave = meddle, .tailcall = meddle);
+
+/* --- the instrumented side ------------------------------------------------ */
+
+static void target(void)
+{
+}
+
+static void call_enter(void)
+{
+	probe_enter();
+}
+
+static void call_leave(void)
+{
+	PROBE_AS(void (*)(void), probe_leave)();
+}
+
+static void call_tailcall(void)
+{
+	probe_tailcall();
+}
+
+/* 1/3 rounds differently upward, downward and to nearest: a result that
+ * shows which mode the FPU really used (on x86-64, the SSE one, which
+ * fegetround does not read). */
+static double third(void)
+{
+	volatile double one = 1.0, three = 3.0;
+	volatile double q = one / three;
+
+	return q;
+}
+
+int main(void)
+{
+	static const struct { const char *name; void (*call)(void); } h[] = {
+		{ "enter", call_enter },
+		{ "leave", call_leave },
+		{ "tailcall", call_tailcall },
+	};
+	int can_trap, traps;
+	unsigned i, m, expected_calls = 0;
+
+	if (MODE_COUNT < 2)
+		tap_skip_all("this <fenv.h> names fewer than two rounding modes");
+	if (fesetround(modes[1].mode) != 0 || fegetround() != modes[1].mode) {
+		fesetround(modes[0].mode);
+		tap_skip_all("this CPU has one rounding mode only");
+	}
+	fesetround(modes[0].mode);
+	can_trap = traps_set(1) == 0;
+	traps_set(0);
+	if (!can_trap)
+		tap_diag("trap masks: not checked, %s cannot enable one here (%s)",
+			 "the C library", TRAPS_HOW);
+
+	probe_function = 0xf0e1;
+	probe_target = target;
+	if (elt_register_function(probe_function, "FloatingWork", "v()", 0) != ELT_OK ||
+	    elt_plugin_add(&elt_plugin_meddler, NULL) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+
+	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)
+		for (m = 0; m < MODE_COUNT; m++)
+			for (traps = 0; traps <= can_trap; traps++) {
+				int mode = modes[m].mode, mode_after, traps_after;
+				double before, after;
+
+				plugin_mode = modes[(m + 1) % MODE_COUNT].mode;
+				plugin_traps = can_trap && !traps;
+
+				fesetround(mode);
+				traps_set(traps);
+				before = third();
+				h[i].call();
+				after = third();
+				mode_after = fegetround();
+				traps_after = traps_get();
+				/* back to the defaults before any output */
+				traps_set(0);
+				fesetround(modes[0].mode);
+				expected_calls++;
+
+				ok(mode_after == mode && traps_after == traps && after == before,
+				   "%s: the caller keeps rounding %s and division-by-zero "
+				   "traps %s (the plugin set %s, traps %s)", h[i].name,
+				   modes[m].name, traps ? "on" : "off",
+				   modes[(m + 1) % MODE_COUNT].name, plugin_traps ? "on" : "off");
+				if (mode_after != mode)
+					tap_diag("  fegetround() is %#x, not %#x", (unsigned)mode_after,
+						 (unsigned)mode);
+				if (traps_after != traps)
+					tap_diag("  the trap is %s", traps_after ? "on" : "off");
+				if (after != before)
+					tap_diag("  1/3 rounded to %a after the call, %a before",
+						 after, before);
+			}
+
+	/* Without this the test would pass with a plugin that changed nothing. */
+	ok(calls == expected_calls && changed == calls,
+	   "the plugin ran once per helper call and its changes took effect each time");
+	if (calls != expected_calls || changed != calls)
+		tap_diag("  %u calls, %u expected, %u changes that held", calls,
+			 expected_calls, changed);
+	elt_shutdown();
+	return tap_done();
+}
