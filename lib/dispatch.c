@@ -8,9 +8,6 @@
 
 #include <errno.h>
 
-/* 0: not yet, 1: registered, 2: could not be (out of memory). */
-static ELT_TLS unsigned char thread_attached;
-
 static inline uintptr_t continuation_argument(const struct elt_info *info)
 {
 	const struct elt_plan *plan = &info->fn->plan;
@@ -82,15 +79,18 @@ run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation)
  */
 static inline __attribute__((always_inline)) int begin_callback(void)
 {
-	if (atomic_load_explicit(&elt_in_callback, memory_order_relaxed))
-		return 0;
-	if (ELT_UNLIKELY(thread_attached != 1)) {
-		int saved_errno = errno;        /* the segment may come from a signal handler */
+	unsigned flags = atomic_load_explicit(&elt_thread_flags, memory_order_relaxed);
 
-		if (thread_attached == 2)
+	if (ELT_UNLIKELY(flags != ELT_THREAD_ATTACHED)) {
+		int saved_errno = errno;        /* a signal handler may be reporting */
+		int attached;
+
+		if (flags)      /* in a callback already, or never attachable */
 			return 0;
-		thread_attached = elt_thread_attach() ? 1 : 2;
+		attached = elt_thread_attach();
 		errno = saved_errno;
+		if (!attached)
+			return 0;
 	}
 	return elt_callback_begin();
 }

@@ -48,8 +48,42 @@ struct elt_function {
 	void *_Atomic plugin_data[ELT_MAX_PLUGINS];
 };
 
-/* Lock-free; NULL for an id never registered. */
-ELT_HIDDEN const struct elt_function *elt_registry_lookup(elt_function_id id);
+/* The lookup's open-addressing table: slots published with release
+ * stores, the table replaced by a larger copy when half full; old tables
+ * are never freed while the process runs (registry.c). */
+struct elt_registry_table {
+	uint32_t mask;                  /* capacity - 1, capacity a power of 2 */
+	uint32_t used;
+	struct elt_registry_table *retired;     /* the table this one replaced */
+	struct elt_function *_Atomic slot[];
+};
+ELT_HIDDEN extern struct elt_registry_table *_Atomic elt_registry_current;
+
+static inline uint32_t elt_registry_hash(elt_function_id id, uint32_t mask)
+{
+	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 32) & mask;
+}
+
+/* Lock-free, and inline: every segment does one.  NULL for an id never
+ * registered. */
+static inline const struct elt_function *elt_registry_lookup(elt_function_id id)
+{
+	const struct elt_registry_table *t =
+		atomic_load_explicit(&elt_registry_current, memory_order_acquire);
+	uint32_t i;
+
+	if (ELT_UNLIKELY(!t))
+		return NULL;
+	for (i = elt_registry_hash(id, t->mask);; i = (i + 1) & t->mask) {
+		const struct elt_function *fn =
+			atomic_load_explicit(&t->slot[i], memory_order_acquire);
+
+		if (!fn || fn->desc.id == id)
+			return fn;
+	}
+}
 /* Registration is serialized by one lock; a plugin being added holds it
  * while it learns of the functions registered so far, so it misses none. */
 ELT_HIDDEN void elt_registry_lock(void);
@@ -116,23 +150,32 @@ ELT_HIDDEN elt_status elt_check_running(const char *what);
 
 struct elt_thread_invocations;         /* invocation.c's part of a thread */
 
-/* Set while this thread runs plugin code; shutdown reads other threads'
- * (threads.c), hence atomic. */
-ELT_HIDDEN extern ELT_TLS _Atomic unsigned char elt_in_callback;
+/* This thread's state, one byte of TLS the dispatcher reads once per
+ * segment: 0 until its first segment registers it, then ATTACHED (or
+ * UNATTACHABLE, out of memory: never reported), with IN_CALLBACK while it
+ * runs plugin code.  Shutdown reads other threads' (threads.c), hence
+ * atomic. */
+#define ELT_THREAD_ATTACHED     1u
+#define ELT_THREAD_IN_CALLBACK  2u
+#define ELT_THREAD_UNATTACHABLE 4u
+ELT_HIDDEN extern ELT_TLS _Atomic unsigned char elt_thread_flags;
 ELT_HIDDEN void elt_threads_init(void);
 
-/* Raises this thread's flag and returns 1 when the library is armed, so
+/* For an attached thread outside plugin code: */
+/* raises this thread's flag and returns 1 when the library is armed, so
  * plugin code may run until elt_callback_end(); else returns 0 with the
  * flag down.  The flag goes up before the stop is read; shutdown stores
  * the stop and then reads the flags, with a barrier on every thread in
  * between (threads.c), so one of the two sees the other. */
 static inline __attribute__((always_inline)) int elt_callback_begin(void)
 {
-	atomic_store_explicit(&elt_in_callback, 1, memory_order_relaxed);
+	atomic_store_explicit(&elt_thread_flags,
+			      ELT_THREAD_ATTACHED | ELT_THREAD_IN_CALLBACK,
+			      memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&elt_armed, memory_order_relaxed))
 		return 1;
-	atomic_store_explicit(&elt_in_callback, 0, memory_order_relaxed);
+	atomic_store_explicit(&elt_thread_flags, ELT_THREAD_ATTACHED, memory_order_relaxed);
 	return 0;
 }
 
@@ -140,9 +183,10 @@ static inline __attribute__((always_inline)) int elt_callback_begin(void)
  * down (its acquire load) and lets fini free what that code used. */
 static inline __attribute__((always_inline)) void elt_callback_end(void)
 {
-	atomic_store_explicit(&elt_in_callback, 0, memory_order_release);
+	atomic_store_explicit(&elt_thread_flags, ELT_THREAD_ATTACHED, memory_order_release);
 }
-/* Registers this thread (its flag, its exit); 0 when out of memory. */
+/* Registers this thread (its flags, its exit) and sets its flags to
+ * ATTACHED, or UNATTACHABLE and returns 0 when out of memory. */
 ELT_HIDDEN int elt_thread_attach(void);
 /* Returns once no other thread is inside a plugin callback; called after
  * elt_stopped is set. */

@@ -12,54 +12,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct table {
-	uint32_t mask;                  /* capacity - 1, capacity a power of 2 */
-	uint32_t used;
-	struct table *retired;          /* the table this one replaced */
-	struct elt_function *_Atomic slot[];
-};
-
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct table *_Atomic current;
+/* The lookup's table (internal.h), replaced whole when it fills. */
+struct elt_registry_table *_Atomic elt_registry_current;
 static uint32_t registered;
 
-static inline uint32_t hash(elt_function_id id, uint32_t mask)
+static struct elt_registry_table *table_new(uint32_t capacity)
 {
-	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull;
-
-	return (uint32_t)(h >> 32) & mask;
-}
-
-const struct elt_function *elt_registry_lookup(elt_function_id id)
-{
-	const struct table *t = atomic_load_explicit(&current, memory_order_acquire);
-	uint32_t i;
-
-	if (ELT_UNLIKELY(!t))
-		return NULL;
-	for (i = hash(id, t->mask);; i = (i + 1) & t->mask) {
-		const struct elt_function *fn =
-			atomic_load_explicit(&t->slot[i], memory_order_acquire);
-
-		if (!fn)
-			return NULL;
-		if (fn->desc.id == id)
-			return fn;
-	}
-}
-
-static struct table *table_new(uint32_t capacity)
-{
-	struct table *t = calloc(1, sizeof(*t) + capacity * sizeof(t->slot[0]));
+	struct elt_registry_table *t = calloc(1, sizeof(*t) + capacity * sizeof(t->slot[0]));
 
 	if (t)
 		t->mask = capacity - 1;
 	return t;
 }
 
-static void table_put(struct table *t, struct elt_function *fn)
+static void table_put(struct elt_registry_table *t, struct elt_function *fn)
 {
-	uint32_t i = hash(fn->desc.id, t->mask);
+	uint32_t i = elt_registry_hash(fn->desc.id, t->mask);
 
 	while (atomic_load_explicit(&t->slot[i], memory_order_relaxed))
 		i = (i + 1) & t->mask;
@@ -70,8 +39,8 @@ static void table_put(struct table *t, struct elt_function *fn)
 /* Called with the lock held: makes room for one more entry. */
 static int reserve(void)
 {
-	struct table *t = atomic_load_explicit(&current, memory_order_relaxed);
-	struct table *bigger;
+	struct elt_registry_table *t = atomic_load_explicit(&elt_registry_current, memory_order_relaxed);
+	struct elt_registry_table *bigger;
 	uint32_t i;
 
 	if (t && (t->used + 1) * 2 <= t->mask + 1)
@@ -86,7 +55,7 @@ static int reserve(void)
 			table_put(bigger, fn);
 	}
 	bigger->retired = t;
-	atomic_store_explicit(&current, bigger, memory_order_release);
+	atomic_store_explicit(&elt_registry_current, bigger, memory_order_release);
 	return 1;
 }
 
@@ -202,7 +171,7 @@ elt_status elt_register_function(elt_function_id id, const char *name,
 	fn->desc.index = registered++;
 	/* Plugins see the function before any segment of it can be looked up. */
 	elt_plugins_function_added(fn);
-	table_put(atomic_load_explicit(&current, memory_order_relaxed), fn);
+	table_put(atomic_load_explicit(&elt_registry_current, memory_order_relaxed), fn);
 	pthread_mutex_unlock(&registry_lock);
 	return ELT_OK;
 }
@@ -226,7 +195,7 @@ void elt_registry_unlock(void)
 
 void elt_registry_foreach(void (*fn)(struct elt_function *, void *), void *arg)
 {
-	struct table *t = atomic_load_explicit(&current, memory_order_relaxed);
+	struct elt_registry_table *t = atomic_load_explicit(&elt_registry_current, memory_order_relaxed);
 	uint32_t i;
 
 	for (i = 0; t && i <= t->mask; i++) {

@@ -23,11 +23,11 @@
 # include <windows.h>
 #endif
 
-ELT_TLS _Atomic unsigned char elt_in_callback;
+ELT_TLS _Atomic unsigned char elt_thread_flags;
 static ELT_TLS struct thread_record *self;
 
 struct thread_record {
-	_Atomic unsigned char *in_callback;
+	_Atomic unsigned char *flags;   /* the thread's elt_thread_flags */
 	struct thread_record *prev, *next;
 	struct elt_thread_invocations invocations;
 };
@@ -113,13 +113,14 @@ int elt_thread_attach(void)
 {
 	struct thread_record *r = calloc(1, sizeof(*r));
 
-	if (!r)
-		return 0;       /* not reported: shutdown could not wait for it */
-	if (!elt_invocation_thread_init(&r->invocations)) {
+	/* Not reported: shutdown could not wait for it. */
+	if (!r || !elt_invocation_thread_init(&r->invocations)) {
 		free(r);
+		atomic_store_explicit(&elt_thread_flags, ELT_THREAD_UNATTACHABLE,
+				      memory_order_relaxed);
 		return 0;
 	}
-	r->in_callback = &elt_in_callback;
+	r->flags = &elt_thread_flags;
 	pthread_mutex_lock(&threads_lock);
 	r->next = threads;
 	if (threads)
@@ -129,6 +130,7 @@ int elt_thread_attach(void)
 	pthread_setspecific(exit_key, r);
 	self = r;
 	elt_thread_state = &r->invocations;
+	atomic_store_explicit(&elt_thread_flags, ELT_THREAD_ATTACHED, memory_order_relaxed);
 	return 1;
 }
 
@@ -172,7 +174,8 @@ void elt_threads_quiesce(void)
 	for (r = threads; r; r = r->next) {
 		if (r == self)
 			continue;       /* shutdown called from a callback */
-		while (atomic_load_explicit(r->in_callback, memory_order_acquire)) {
+		while (atomic_load_explicit(r->flags, memory_order_acquire) &
+		       ELT_THREAD_IN_CALLBACK) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if (now.tv_sec - start.tv_sec > 5) {
 				elt_report("shutdown: a thread has been inside a plugin "
