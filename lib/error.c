@@ -1,11 +1,13 @@
 /*
- * Status strings and the per-thread "last error" message that names the
- * bad input behind a failing call.
+ * Status strings, the per-thread "last error" message that names the bad
+ * input behind a failing call, and diagnostics (elt_report): every way the
+ * library tells of a problem.
  */
 #include "internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *const status_text[ELT_STATUS_COUNT] = {
 	[ELT_OK] = "success",
@@ -59,4 +61,45 @@ elt_status elt_set_error(elt_status status, const char *fmt, ...)
 	elt_vset_error(status, fmt, ap);
 	va_end(ap);
 	return status;
+}
+
+/* --- diagnostics --------------------------------------------------------- */
+
+/* Both in one object, swapped whole, so a report never pairs one
+ * handler with another's data. */
+struct diagnostics {
+	elt_diagnostic_handler handler;
+	void *data;
+};
+static struct diagnostics *_Atomic diagnostics;
+
+void elt_set_diagnostic_handler(elt_diagnostic_handler handler, void *data)
+{
+	struct diagnostics *d = NULL;
+
+	if (handler) {
+		d = malloc(sizeof(*d));
+		if (!d)
+			return;
+		d->handler = handler;
+		d->data = data;
+	}
+	/* The old one stays allocated: a report may be using it. */
+	atomic_store_explicit(&diagnostics, d, memory_order_release);
+}
+
+void elt_report(const char *fmt, ...)
+{
+	char message[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	struct diagnostics *d = atomic_load_explicit(&diagnostics, memory_order_acquire);
+
+	if (d)
+		d->handler(message, d->data);
+	else
+		fprintf(stderr, "asyncelt: %s\n", message);
 }

@@ -1,6 +1,8 @@
 /*
- * Life cycle: starting (plugins from the environment), thread exit,
- * shutdown at the program's request or at exit, and diagnostics.
+ * Life cycle: starting (plugins from the environment), shutdown at the
+ * program's request or at exit.  It calls down into the plugins
+ * (plugin.c), the threads (threads.c) and the invocations
+ * (invocation.c), in that order; none of them calls back up.
  */
 #include "invocation.h"
 
@@ -9,7 +11,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-_Atomic int elt_stopped;
 static _Atomic int shut_down;
 static pthread_once_t core_once = PTHREAD_ONCE_INIT;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
@@ -91,45 +92,4 @@ elt_status elt_shutdown(void)
 	status = elt_plugins_fini();
 	elt_invocations_report();
 	return status;
-}
-
-/* --- diagnostics --------------------------------------------------------- */
-
-/* Both in one object, swapped whole, so a report never pairs one
- * handler with another's data. */
-struct diagnostics {
-	elt_diagnostic_handler handler;
-	void *data;
-};
-static struct diagnostics *_Atomic diagnostics;
-
-void elt_set_diagnostic_handler(elt_diagnostic_handler handler, void *data)
-{
-	struct diagnostics *d = NULL;
-
-	if (handler) {
-		d = malloc(sizeof(*d));
-		if (!d)
-			return;
-		d->handler = handler;
-		d->data = data;
-	}
-	/* The old one stays allocated: a report may be using it. */
-	atomic_store_explicit(&diagnostics, d, memory_order_release);
-}
-
-void elt_report(const char *fmt, ...)
-{
-	char message[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-	struct diagnostics *d = atomic_load_explicit(&diagnostics, memory_order_acquire);
-
-	if (d)
-		d->handler(message, d->data);
-	else
-		fprintf(stderr, "asyncelt: %s\n", message);
 }

@@ -127,6 +127,9 @@ static inline unsigned elt_hook_index(unsigned hook)
 /* Tells every plugin about a new function (registry lock held). */
 ELT_HIDDEN void elt_plugins_function_added(struct elt_function *fn);
 ELT_HIDDEN void elt_plugins_thread_exit(void);
+/* Set by elt_plugins_stop(), at shutdown: no plugin is added, told of a
+ * function or called after it (elt_armed goes down with it). */
+ELT_HIDDEN extern _Atomic int elt_stopped;
 /* Sets elt_stopped: no plugin is added, told of a function or called
  * after this. */
 ELT_HIDDEN void elt_plugins_stop(void);
@@ -141,8 +144,6 @@ ELT_HIDDEN extern int elt_plugin_finishing;
 /* Once per process: thread-exit key, exit handler.  Needed before the
  * first plugin is added, however it is added. */
 ELT_HIDDEN void elt_core_init(void);
-/* Set by shutdown: no more callbacks start. */
-ELT_HIDDEN extern _Atomic int elt_stopped;
 /* Fails with ELT_E_STATE once the library has shut down. */
 ELT_HIDDEN elt_status elt_check_running(const char *what);
 

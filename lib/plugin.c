@@ -39,6 +39,7 @@
 struct elt_plugin_slot elt_plugins[ELT_MAX_PLUGINS];
 _Atomic unsigned elt_plugin_count;
 _Atomic unsigned char elt_armed;
+_Atomic int elt_stopped;
 _Atomic unsigned char elt_tracking;
 static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
 
