@@ -1,0 +1,462 @@
+/*
+ * Python's profile events as libasyncelt segments.
+ *
+ * CPython 3.11 calls a profile function (PyEval_SetProfile) with
+ * PyTrace_CALL every time a frame starts running and PyTrace_RETURN every
+ * time it stops, for coroutine and generator frames too: their first send,
+ * every resume, every yield (an await that suspends is a yield of the
+ * whole chain of awaiting frames), the final return and an exception
+ * leaving the frame.  These are the segments of doc/runtime.md exactly:
+ *
+ *   PyTrace_CALL, coroutine not seen suspending      initial call
+ *   PyTrace_CALL, coroutine seen suspending          resume (continuation:
+ *                                                    the coroutine object)
+ *   PyTrace_RETURN at a YIELD_VALUE, with a value    suspension
+ *   PyTrace_RETURN anywhere else, or arg NULL        final return (NULL:
+ *                                                    an exception)
+ *
+ * A throw() into a suspended coroutine enters at its YIELD_VALUE and,
+ * when the exception escapes, leaves from there with arg NULL: the NULL
+ * is what tells that exit from a yield.  Only public API is used:
+ * PyFrame_GetCode, PyFrame_GetGenerator, PyFrame_GetLasti, PyCode_GetCode
+ * (all 3.11+) and attribute lookups done once per code object.
+ *
+ * Every function runs with the GIL held, which orders a suspension's
+ * Leave before its resume's Enter: the library never has to wait.
+ */
+#include "adapter.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include <asyncelt.h>
+
+#include "pointer-map.h"
+
+struct adapter_counters adapter_counters;
+
+/* What the adapter keeps per registered code object. */
+struct code_entry {
+	PyObject *code;         /* a strong reference: a freed code object's
+	                           address could be reused by another, and
+	                           the address is its function id */
+	PyObject *bytecode;     /* co_code, to see where a frame stopped */
+	bool is_async;
+	bool ignored;           /* the profiler's own code: not reported */
+};
+
+static struct pointer_map code_entries;        /* code -> code_entry */
+static struct pointer_map c_functions;         /* C function -> (void *)1 */
+/* Coroutines (and generators) whose suspension was reported and whose
+ * resume was not yet: their next entry is a resume. */
+static struct pointer_map suspended;
+
+static int yield_value_opcode = -1;
+static PyObject *ignored_prefix;       /* files whose code is not reported */
+static bool running;
+static bool report_c_calls;
+
+int adapter_setup(void)
+{
+	PyObject *dis = PyImport_ImportModule("dis");
+	PyObject *opmap = dis ? PyObject_GetAttrString(dis, "opmap") : NULL;
+	PyObject *op = opmap ? PyDict_GetItemString(opmap, "YIELD_VALUE") : NULL;
+
+	if (op)
+		yield_value_opcode = (int)PyLong_AsLong(op);
+	else if (opmap && !PyErr_Occurred())
+		PyErr_SetString(PyExc_RuntimeError, "dis.opmap has no YIELD_VALUE");
+	Py_XDECREF(opmap);
+	Py_XDECREF(dis);
+	return yield_value_opcode < 0 ? -1 : 0;
+}
+
+/* --- the shadow stack ---------------------------------------------------- */
+
+/* Each thread's frames whose Enter was reported and whose Leave was not,
+ * innermost last.  A Leave is reported only for the frame on top, so the
+ * library sees balanced segments even when reporting starts or stops with
+ * frames running. */
+struct shadow_frame {
+	const void *key;        /* the frame; for a builtin, its function object */
+	elt_function_id id;
+};
+
+struct shadow_stack {
+	struct shadow_frame *frames;
+	size_t depth, capacity;
+};
+
+static _Thread_local struct shadow_stack shadow;
+static pthread_key_t shadow_owner;      /* frees a thread's stack at its exit */
+static pthread_once_t shadow_once = PTHREAD_ONCE_INIT;
+
+static void shadow_free(void *frames)
+{
+	free(frames);
+}
+
+static void shadow_key_create(void)
+{
+	(void)pthread_key_create(&shadow_owner, shadow_free);
+}
+
+static bool shadow_push(const void *key, elt_function_id id)
+{
+	if (shadow.depth == shadow.capacity) {
+		size_t capacity = shadow.capacity ? 2 * shadow.capacity : 256;
+		struct shadow_frame *frames = realloc(shadow.frames,
+						      capacity * sizeof(*frames));
+
+		if (!frames) {
+			adapter_counters.dropped++;
+			return false;
+		}
+		pthread_once(&shadow_once, shadow_key_create);
+		(void)pthread_setspecific(shadow_owner, frames);
+		shadow.frames = frames;
+		shadow.capacity = capacity;
+	}
+	shadow.frames[shadow.depth++] = (struct shadow_frame){ key, id };
+	return true;
+}
+
+/* The id of the frame on top if it is `key` (popped), else 0. */
+static elt_function_id shadow_pop(const void *key)
+{
+	if (shadow.depth == 0 || shadow.frames[shadow.depth - 1].key != key) {
+		adapter_counters.skipped_leaves++;
+		return 0;
+	}
+	return shadow.frames[--shadow.depth].id;
+}
+
+/* --- registration -------------------------------------------------------- */
+
+#define ASYNC_CODE_FLAGS (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | \
+			  CO_ITERABLE_COROUTINE)
+
+static void report_status(elt_status st, const char *what)
+{
+	if (st == ELT_OK)
+		return;
+	/* Once: a broken setup would otherwise print on every segment. */
+	if (adapter_counters.emit_errors++ == 0)
+		PySys_WriteStderr("asyncelt: %s: %s (%s)\n", what, elt_strerror(st),
+				  elt_last_error());
+}
+
+/* "qualname (file:line)": what a user reads in every report. */
+static PyObject *code_display_name(PyObject *code)
+{
+	PyObject *qualname = PyObject_GetAttrString(code, "co_qualname");
+	PyObject *filename = PyObject_GetAttrString(code, "co_filename");
+	PyObject *line = PyObject_GetAttrString(code, "co_firstlineno");
+	PyObject *name = NULL;
+
+	if (qualname && filename && line)
+		name = PyUnicode_FromFormat("%U (%U:%S)", qualname, filename, line);
+	Py_XDECREF(qualname);
+	Py_XDECREF(filename);
+	Py_XDECREF(line);
+	return name;
+}
+
+void adapter_ignore_files(PyObject *prefix)
+{
+	Py_XSETREF(ignored_prefix, Py_XNewRef(prefix));
+}
+
+static bool is_ignored(PyObject *code)
+{
+	PyObject *filename;
+	bool ignored = false;
+
+	if (!ignored_prefix)
+		return false;
+	filename = PyObject_GetAttrString(code, "co_filename");
+	if (filename && PyUnicode_Check(filename))
+		ignored = PyUnicode_Tailmatch(filename, ignored_prefix, 0,
+					      PY_SSIZE_T_MAX, -1) == 1;
+	Py_XDECREF(filename);
+	PyErr_Clear();
+	return ignored;
+}
+
+static struct code_entry *register_code(PyObject *code)
+{
+	struct code_entry *entry = calloc(1, sizeof(*entry));
+	PyObject *flags = PyObject_GetAttrString(code, "co_flags");
+	PyObject *name = code_display_name(code);
+	const char *utf8 = name ? PyUnicode_AsUTF8(name) : NULL;
+
+	if (!entry || !flags || !utf8)
+		goto fail;
+	entry->bytecode = PyCode_GetCode((PyCodeObject *)code);
+	if (!entry->bytecode || !pointer_map_put(&code_entries, code, entry))
+		goto fail;
+	entry->is_async = (PyLong_AsLong(flags) & ASYNC_CODE_FLAGS) != 0;
+	entry->code = Py_NewRef(code);
+	entry->ignored = is_ignored(code);
+	if (entry->ignored) {
+		Py_DECREF(flags);
+		Py_DECREF(name);
+		return entry;
+	}
+	/* The argument is the frame (f_locals, f_back...: everything about
+	 * the call), the result the returned object (NULL: an exception). */
+	report_status(elt_register_function((elt_function_id)code, utf8,
+					    entry->is_async ? "p(K p)" : "p(p)",
+					    entry->is_async ? ELT_FUNCTION_ASYNC : 0),
+		      "registering a code object");
+	adapter_counters.functions++;
+	Py_DECREF(flags);
+	Py_DECREF(name);
+	return entry;
+fail:
+	/* Not reported; tried again at its next call. */
+	PyErr_Clear();
+	adapter_counters.dropped++;
+	if (entry)
+		Py_XDECREF(entry->bytecode);
+	free(entry);
+	Py_XDECREF(flags);
+	Py_XDECREF(name);
+	return NULL;
+}
+
+/* A builtin's id is its C function: bound methods are new objects at every
+ * access, the function behind them is not. */
+static elt_function_id register_c_function(PyObject *callable)
+{
+	void *fn = (void *)PyCFunction_GetFunction(callable);
+
+	if (!fn) {
+		PyErr_Clear();
+		return 0;
+	}
+	if (pointer_map_get(&c_functions, fn))
+		return (elt_function_id)fn;
+
+	PyObject *qualname = PyObject_GetAttrString(callable, "__qualname__");
+	const char *utf8 = qualname ? PyUnicode_AsUTF8(qualname) : NULL;
+
+	if (!utf8 || !pointer_map_put(&c_functions, fn, (void *)1)) {
+		PyErr_Clear();
+		Py_XDECREF(qualname);
+		adapter_counters.dropped++;
+		return 0;
+	}
+	char name[200];
+
+	snprintf(name, sizeof(name), "%s (built-in)", utf8);
+	/* The profile hook sees neither a builtin's arguments nor its result. */
+	report_status(elt_register_function((elt_function_id)fn, name, "v()", 0),
+		      "registering a builtin");
+	adapter_counters.c_functions++;
+	Py_DECREF(qualname);
+	return (elt_function_id)fn;
+}
+
+/* --- the events ----------------------------------------------------------- */
+
+static struct code_entry *entry_of(PyFrameObject *frame)
+{
+	PyCodeObject *code = PyFrame_GetCode(frame);
+	struct code_entry *entry = pointer_map_get(&code_entries, code);
+
+	if (!entry)
+		entry = register_code((PyObject *)code);
+	Py_DECREF(code);
+	return entry;
+}
+
+static void frame_entered(PyFrameObject *frame)
+{
+	struct code_entry *entry = entry_of(frame);
+	void *continuation = NULL;
+
+	if (!entry || entry->ignored)
+		return;
+	if (entry->is_async) {
+		PyObject *gen = PyFrame_GetGenerator(frame);
+
+		/* Not seen suspending: its first send, or it was suspended
+		 * before reporting started (then its first segment seen is
+		 * reported as the call). */
+		if (gen && pointer_map_remove(&suspended, gen))
+			continuation = gen;
+		Py_XDECREF(gen);
+	}
+	if (!shadow_push(frame, (elt_function_id)entry->code))
+		return;
+	adapter_counters.enters++;
+	if (continuation) {
+		report_status(elt_emit_enter((elt_function_id)entry->code, NULL,
+					     continuation), "resume");
+	} else {
+		void *const args[] = { &frame };
+
+		report_status(elt_emit_enter((elt_function_id)entry->code, args,
+					     NULL), "call");
+	}
+}
+
+/* Left at a yield: the instruction the frame stopped at is YIELD_VALUE
+ * and a value was produced (an exception thrown in at a YIELD_VALUE and
+ * escaping leaves from the same instruction, with no value). */
+static bool left_at_yield(const struct code_entry *entry, PyFrameObject *frame,
+			  PyObject *result)
+{
+	int lasti = PyFrame_GetLasti(frame);
+
+	return entry->is_async && result && lasti >= 0 &&
+	       lasti < PyBytes_GET_SIZE(entry->bytecode) &&
+	       (unsigned char)PyBytes_AS_STRING(entry->bytecode)[lasti] ==
+		       yield_value_opcode;
+}
+
+static void frame_left(PyFrameObject *frame, PyObject *result)
+{
+	elt_function_id id = shadow_pop(frame);
+
+	if (!id)
+		return;
+	struct code_entry *entry = pointer_map_get(&code_entries, (void *)id);
+
+	adapter_counters.leaves++;
+	if (left_at_yield(entry, frame, result)) {
+		PyObject *gen = PyFrame_GetGenerator(frame);
+
+		if (gen && pointer_map_put(&suspended, gen, gen)) {
+			report_status(elt_emit_leave(id, NULL, gen), "suspend");
+			Py_DECREF(gen);
+			return;
+		}
+		/* No room to remember it: end the invocation here rather
+		 * than make its resume an orphan. */
+		Py_XDECREF(gen);
+		adapter_counters.dropped++;
+	}
+	report_status(elt_emit_leave(id, &result, NULL), "return");
+}
+
+static void builtin_entered(PyObject *callable)
+{
+	elt_function_id id = register_c_function(callable);
+
+	if (id && shadow_push(callable, id)) {
+		adapter_counters.enters++;
+		report_status(elt_emit_enter(id, NULL, NULL), "builtin call");
+	}
+}
+
+static void builtin_left(PyObject *callable)
+{
+	elt_function_id id = shadow_pop(callable);
+
+	if (id) {
+		adapter_counters.leaves++;
+		report_status(elt_emit_leave(id, NULL, NULL), "builtin return");
+	}
+}
+
+static void dispatch(PyFrameObject *frame, int what, PyObject *arg)
+{
+	switch (what) {
+	case PyTrace_CALL:
+		frame_entered(frame);
+		break;
+	case PyTrace_RETURN:
+		frame_left(frame, arg);
+		break;
+	case PyTrace_C_CALL:
+		if (report_c_calls)
+			builtin_entered(arg);
+		break;
+	case PyTrace_C_RETURN:
+	case PyTrace_C_EXCEPTION:
+		if (report_c_calls)
+			builtin_left(arg);
+		break;
+	}
+}
+
+/* An exception here would be raised in the profiled program: none is. */
+static int profile_hook(PyObject *obj, PyFrameObject *frame, int what,
+			PyObject *arg)
+{
+	(void)obj;
+	if (!running) {
+		/* stop() ran on another thread: this one's hook goes now. */
+		PyEval_SetProfile(NULL, NULL);
+		return 0;
+	}
+	PyObject *type, *value, *traceback;
+
+	PyErr_Fetch(&type, &value, &traceback);
+	dispatch(frame, what, arg);
+	PyErr_Restore(type, value, traceback);
+	return 0;
+}
+
+void adapter_install(bool c_calls)
+{
+	report_c_calls = c_calls;
+	running = true;
+#if PY_VERSION_HEX >= 0x030C0000
+	/* 3.12+: the threads running now too, not only this one. */
+	PyEval_SetProfileAllThreads(profile_hook, NULL);
+#else
+	PyEval_SetProfile(profile_hook, NULL);
+#endif
+}
+
+void adapter_uninstall(void)
+{
+	running = false;
+	PyEval_SetProfile(NULL, NULL);
+	pointer_map_clear(&suspended);
+}
+
+bool adapter_running(void)
+{
+	return running;
+}
+
+static const struct {
+	const char *name;
+	int what;
+} event_names[] = {
+	{ "call", PyTrace_CALL }, { "return", PyTrace_RETURN },
+	{ "c_call", PyTrace_C_CALL }, { "c_return", PyTrace_C_RETURN },
+	{ "c_exception", PyTrace_C_EXCEPTION },
+};
+
+PyObject *adapter_thread_bootstrap(PyObject *self, PyObject *const *args,
+				   Py_ssize_t nargs)
+{
+	(void)self;
+	if (nargs != 3 || !PyFrame_Check(args[0]) || !PyUnicode_Check(args[1])) {
+		PyErr_SetString(PyExc_TypeError,
+				"thread_bootstrap(frame, event, arg): a profile function");
+		return NULL;
+	}
+	if (!running) {
+		PyEval_SetProfile(NULL, NULL);
+		Py_RETURN_NONE;
+	}
+	/* From now on this thread's events go to the C hook directly. */
+	PyEval_SetProfile(profile_hook, NULL);
+	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
+		if (PyUnicode_CompareWithASCIIString(args[1], event_names[i].name) == 0) {
+			/* A "return" with None may be a yield of None or an
+			 * exception: no matter, no Enter on this thread was
+			 * reported yet, so no Leave is. */
+			dispatch((PyFrameObject *)args[0], event_names[i].what,
+				 args[2]);
+			break;
+		}
+	}
+	Py_RETURN_NONE;
+}
