@@ -3,8 +3,11 @@
 Runs a script (or module) the way `python3 -m cProfile` does, with every
 function and coroutine reported to libasyncelt's plugins.  Exit status:
 the script's, or 3 when a plugin's checks failed (as libasyncelt does).
+With ASYNCELT_STATS=FILE, the invocation statistics and the adapter's
+counters (asyncelt.stats()) are written to FILE as JSON.
 """
 import argparse
+import json
 import os
 import runpy
 import sys
@@ -54,6 +57,9 @@ def main():
         code = e.code
     finally:
         asyncelt.stop()
+    if os.environ.get("ASYNCELT_STATS"):
+        with open(os.environ["ASYNCELT_STATS"], "w") as f:
+            json.dump(asyncelt.stats(), f)
     status = asyncelt.shutdown(check=False)
     if status == _asyncelt.CHECK_FAILED:
         sys.exit(3)
