@@ -52,23 +52,36 @@ static struct pointer_map c_functions;         /* C function -> (void *)1 */
 static struct pointer_map suspended;
 
 static int yield_value_opcode = -1;
+static int resume_opcode = -1;
 static PyObject *ignored_prefix;       /* files whose code is not reported */
+static PyObject *included_prefixes;    /* a tuple: only code from these files
+                                          is reported; NULL: all of it */
 static bool running;
 static bool report_c_calls;
+
+static int opcode_number(PyObject *opmap, const char *name)
+{
+	PyObject *op = PyDict_GetItemString(opmap, name);
+
+	if (!op) {
+		PyErr_Format(PyExc_RuntimeError, "dis.opmap has no %s", name);
+		return -1;
+	}
+	return (int)PyLong_AsLong(op);
+}
 
 int adapter_setup(void)
 {
 	PyObject *dis = PyImport_ImportModule("dis");
 	PyObject *opmap = dis ? PyObject_GetAttrString(dis, "opmap") : NULL;
-	PyObject *op = opmap ? PyDict_GetItemString(opmap, "YIELD_VALUE") : NULL;
 
-	if (op)
-		yield_value_opcode = (int)PyLong_AsLong(op);
-	else if (opmap && !PyErr_Occurred())
-		PyErr_SetString(PyExc_RuntimeError, "dis.opmap has no YIELD_VALUE");
+	if (opmap) {
+		yield_value_opcode = opcode_number(opmap, "YIELD_VALUE");
+		resume_opcode = opcode_number(opmap, "RESUME");
+	}
 	Py_XDECREF(opmap);
 	Py_XDECREF(dis);
-	return yield_value_opcode < 0 ? -1 : 0;
+	return yield_value_opcode < 0 || resume_opcode < 0 ? -1 : 0;
 }
 
 /* --- the shadow stack ---------------------------------------------------- */
@@ -80,6 +93,7 @@ int adapter_setup(void)
 struct shadow_frame {
 	const void *key;        /* the frame; for a builtin, its function object */
 	elt_function_id id;
+	bool builtin;
 };
 
 struct shadow_stack {
@@ -101,7 +115,7 @@ static void shadow_key_create(void)
 	(void)pthread_key_create(&shadow_owner, shadow_free);
 }
 
-static bool shadow_push(const void *key, elt_function_id id)
+static bool shadow_push(const void *key, elt_function_id id, bool builtin)
 {
 	if (shadow.depth == shadow.capacity) {
 		size_t capacity = shadow.capacity ? 2 * shadow.capacity : 256;
@@ -117,7 +131,7 @@ static bool shadow_push(const void *key, elt_function_id id)
 		shadow.frames = frames;
 		shadow.capacity = capacity;
 	}
-	shadow.frames[shadow.depth++] = (struct shadow_frame){ key, id };
+	shadow.frames[shadow.depth++] = (struct shadow_frame){ key, id, builtin };
 	return true;
 }
 
@@ -167,17 +181,32 @@ void adapter_ignore_files(PyObject *prefix)
 	Py_XSETREF(ignored_prefix, Py_XNewRef(prefix));
 }
 
+void adapter_include_files(PyObject *prefixes)
+{
+	Py_XSETREF(included_prefixes, Py_XNewRef(prefixes));
+}
+
+/* str.startswith: also takes a tuple of prefixes. */
+static bool starts_with(PyObject *filename, PyObject *prefixes)
+{
+	PyObject *r = PyObject_CallMethod(filename, "startswith", "O", prefixes);
+	bool yes = r == Py_True;
+
+	Py_XDECREF(r);
+	return yes;
+}
+
 static bool is_ignored(PyObject *code)
 {
 	PyObject *filename;
 	bool ignored = false;
 
-	if (!ignored_prefix)
+	if (!ignored_prefix && !included_prefixes)
 		return false;
 	filename = PyObject_GetAttrString(code, "co_filename");
 	if (filename && PyUnicode_Check(filename))
-		ignored = PyUnicode_Tailmatch(filename, ignored_prefix, 0,
-					      PY_SSIZE_T_MAX, -1) == 1;
+		ignored = (ignored_prefix && starts_with(filename, ignored_prefix)) ||
+			  (included_prefixes && !starts_with(filename, included_prefixes));
 	Py_XDECREF(filename);
 	PyErr_Clear();
 	return ignored;
@@ -271,6 +300,26 @@ static struct code_entry *entry_of(PyFrameObject *frame)
 	return entry;
 }
 
+/* The instruction the frame is at, and its argument; -1 if out of range. */
+static int instruction_at(const struct code_entry *entry, int offset, int *oparg)
+{
+	if (offset < 0 || offset + 1 >= PyBytes_GET_SIZE(entry->bytecode))
+		return -1;
+	*oparg = (unsigned char)PyBytes_AS_STRING(entry->bytecode)[offset + 1];
+	return (unsigned char)PyBytes_AS_STRING(entry->bytecode)[offset];
+}
+
+/* Entered after a yield: at the RESUME that follows a YIELD_VALUE (its
+ * low two argument bits say after what: 0 is the function's start), or
+ * at the YIELD_VALUE itself when throw() or close() enters there.  A
+ * first entry is at or before the RESUME of the start. */
+static bool entered_after_yield(const struct code_entry *entry, PyFrameObject *frame)
+{
+	int oparg, op = instruction_at(entry, PyFrame_GetLasti(frame), &oparg);
+
+	return op == yield_value_opcode || (op == resume_opcode && (oparg & 3) != 0);
+}
+
 static void frame_entered(PyFrameObject *frame)
 {
 	struct code_entry *entry = entry_of(frame);
@@ -281,14 +330,21 @@ static void frame_entered(PyFrameObject *frame)
 	if (entry->is_async) {
 		PyObject *gen = PyFrame_GetGenerator(frame);
 
-		/* Not seen suspending: its first send, or it was suspended
-		 * before reporting started (then its first segment seen is
-		 * reported as the call). */
-		if (gen && pointer_map_remove(&suspended, gen))
-			continuation = gen;
+		/* A resume is an entry after a yield whose suspension was
+		 * reported.  Not seen suspending: its first entry, or it was
+		 * suspended before reporting started (then the first segment
+		 * seen is reported as its call).  Seen, but at its first
+		 * entry: the address belonged to a coroutine that died unseen
+		 * (closed on a thread without the hook), now reused. */
+		if (gen && pointer_map_remove(&suspended, gen)) {
+			if (entered_after_yield(entry, frame))
+				continuation = gen;
+			else
+				adapter_counters.vanished++;
+		}
 		Py_XDECREF(gen);
 	}
-	if (!shadow_push(frame, (elt_function_id)entry->code))
+	if (!shadow_push(frame, (elt_function_id)entry->code, false))
 		return;
 	adapter_counters.enters++;
 	if (continuation) {
@@ -308,12 +364,10 @@ static void frame_entered(PyFrameObject *frame)
 static bool left_at_yield(const struct code_entry *entry, PyFrameObject *frame,
 			  PyObject *result)
 {
-	int lasti = PyFrame_GetLasti(frame);
+	int oparg;
 
-	return entry->is_async && result && lasti >= 0 &&
-	       lasti < PyBytes_GET_SIZE(entry->bytecode) &&
-	       (unsigned char)PyBytes_AS_STRING(entry->bytecode)[lasti] ==
-		       yield_value_opcode;
+	return entry->is_async && result &&
+	       instruction_at(entry, PyFrame_GetLasti(frame), &oparg) == yield_value_opcode;
 }
 
 static void frame_left(PyFrameObject *frame, PyObject *result)
@@ -328,7 +382,7 @@ static void frame_left(PyFrameObject *frame, PyObject *result)
 	if (left_at_yield(entry, frame, result)) {
 		PyObject *gen = PyFrame_GetGenerator(frame);
 
-		if (gen && pointer_map_put(&suspended, gen, gen)) {
+		if (gen && pointer_map_put(&suspended, gen, entry)) {
 			report_status(elt_emit_leave(id, NULL, gen), "suspend");
 			Py_DECREF(gen);
 			return;
@@ -345,7 +399,7 @@ static void builtin_entered(PyObject *callable)
 {
 	elt_function_id id = register_c_function(callable);
 
-	if (id && shadow_push(callable, id)) {
+	if (id && shadow_push(callable, id, true)) {
 		adapter_counters.enters++;
 		report_status(elt_emit_enter(id, NULL, NULL), "builtin call");
 	}
@@ -361,6 +415,15 @@ static void builtin_left(PyObject *callable)
 	}
 }
 
+/* Builtins called by the profiler's own code (stop() itself) are not the
+ * program's either. */
+static bool called_from_ignored(PyFrameObject *frame)
+{
+	struct code_entry *entry = entry_of(frame);
+
+	return !entry || entry->ignored;
+}
+
 static void dispatch(PyFrameObject *frame, int what, PyObject *arg)
 {
 	switch (what) {
@@ -371,7 +434,7 @@ static void dispatch(PyFrameObject *frame, int what, PyObject *arg)
 		frame_left(frame, arg);
 		break;
 	case PyTrace_C_CALL:
-		if (report_c_calls)
+		if (report_c_calls && !called_from_ignored(frame))
 			builtin_entered(arg);
 		break;
 	case PyTrace_C_RETURN:
@@ -382,6 +445,23 @@ static void dispatch(PyFrameObject *frame, int what, PyObject *arg)
 	}
 }
 
+/* Reporting stops on this thread with frames still running: their
+ * segments end here, as returns without a value, so that every Enter
+ * reported has its Leave (their real ends will not be seen). */
+static void close_running_frames(void)
+{
+	PyObject *no_result = NULL;
+
+	while (shadow.depth > 0) {
+		const struct shadow_frame *top = &shadow.frames[--shadow.depth];
+
+		adapter_counters.leaves++;
+		adapter_counters.closed_at_stop++;
+		report_status(elt_emit_leave(top->id, top->builtin ? NULL : &no_result,
+					     NULL), "closing at stop");
+	}
+}
+
 /* An exception here would be raised in the profiled program: none is. */
 static int profile_hook(PyObject *obj, PyFrameObject *frame, int what,
 			PyObject *arg)
@@ -389,6 +469,7 @@ static int profile_hook(PyObject *obj, PyFrameObject *frame, int what,
 	(void)obj;
 	if (!running) {
 		/* stop() ran on another thread: this one's hook goes now. */
+		close_running_frames();
 		PyEval_SetProfile(NULL, NULL);
 		return 0;
 	}
@@ -415,6 +496,7 @@ void adapter_install(bool c_calls)
 void adapter_uninstall(void)
 {
 	running = false;
+	close_running_frames();
 	PyEval_SetProfile(NULL, NULL);
 	pointer_map_clear(&suspended);
 }

@@ -20,6 +20,12 @@ struct adapter_counters {
 	uint64_t enters, leaves;        /* segments reported */
 	uint64_t skipped_leaves;        /* frames left whose Enter was not
 	                                   reported: running before start() */
+	uint64_t vanished;              /* suspended coroutines whose address was
+	                                   reused by a new one: they died with
+	                                   no event (on a thread without the
+	                                   hook); their invocations stay open */
+	uint64_t closed_at_stop;        /* frames still running at stop(): their
+	                                   segment ends there, as a return */
 	uint64_t emit_errors;           /* elt_emit_* refused: must stay 0 */
 	uint64_t dropped;               /* out of memory: segment not reported */
 };
@@ -39,6 +45,10 @@ bool adapter_running(void);
 /* Code from files whose path starts with `prefix` (a str, or NULL for
  * none) is not reported: the profiler's own Python code. */
 void adapter_ignore_files(PyObject *prefix);
+/* Only code from files whose path starts with one of `prefixes` (a tuple
+ * of str, or NULL for no restriction) is reported.  Both filters apply to
+ * code objects seen from then on: set them before the first start. */
+void adapter_include_files(PyObject *prefixes);
 /* threading.setprofile's function: a new thread's first event arrives
  * here, through sys.setprofile; it installs the C hook and reports it. */
 PyObject *adapter_thread_bootstrap(PyObject *self, PyObject *const *args,

@@ -103,6 +103,8 @@ static PyObject *stats(PyObject *self, PyObject *unused)
 	    set_count(d, "c_functions", a->c_functions) ||
 	    set_count(d, "enters", a->enters) || set_count(d, "leaves", a->leaves) ||
 	    set_count(d, "skipped_leaves", a->skipped_leaves) ||
+	    set_count(d, "closed_at_stop", a->closed_at_stop) ||
+	    set_count(d, "vanished", a->vanished) ||
 	    set_count(d, "emit_errors", a->emit_errors) ||
 	    set_count(d, "dropped", a->dropped)) {
 		Py_XDECREF(d);
@@ -120,7 +122,19 @@ static PyObject *ignore_files(PyObject *self, PyObject *prefix)
 	Py_RETURN_NONE;
 }
 
+static PyObject *include_files(PyObject *self, PyObject *prefixes)
+{
+	(void)self;
+	if (prefixes != Py_None && !PyTuple_Check(prefixes))
+		return PyErr_Format(PyExc_TypeError, "include_files: a tuple of str or None");
+	adapter_include_files(prefixes == Py_None ? NULL : prefixes);
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+	{ "include_files", include_files, METH_O,
+	  "include_files(prefixes): only code from files whose path starts with "
+	  "one of the prefixes (a tuple) is reported (None: all code)." },
 	{ "ignore_files", ignore_files, METH_O,
 	  "ignore_files(prefix): code from files whose path starts with prefix "
 	  "is not reported (None: report everything)." },

@@ -14,6 +14,7 @@ your own) see them; choose them with the ASYNCELT_PLUGINS syntax::
 Reports are written at shutdown(): at exit, or when you call it.
 """
 import atexit
+import json
 import os
 import threading
 
@@ -31,14 +32,20 @@ class CheckFailed(Exception):
     """A plugin's checks failed (its report says which)."""
 
 
-def start(plugins=None, *, c_calls=False, threads=True):
+def start(plugins=None, *, c_calls=False, threads=True, include=None):
     """Start reporting the calling thread's Python code.
 
     plugins: an ASYNCELT_PLUGINS specification ("counting;timing:trace=t.json"),
     loaded at the first start only, after $ASYNCELT_PLUGINS.
     c_calls: also report builtins called from Python (off: they are many).
     threads: also report threads started from now on (threading.setprofile).
+    include: report only code from files whose path starts with one of these
+    (a list of paths: a file, or a directory with a trailing separator);
+    fixed by the first start, like the plugins.
     """
+    if include is not None:
+        _asyncelt.include_files(tuple(os.path.abspath(p) + (os.sep if p.endswith(os.sep) else "")
+                                      for p in include))
     _asyncelt.start(plugins, c_calls)
     if threads:
         threading.setprofile(_asyncelt.thread_bootstrap)
@@ -54,9 +61,14 @@ def shutdown(check=True):
     """Stop for good and let the plugins write their reports.
 
     Raises CheckFailed when a plugin's checks failed and `check` is true;
-    returns the library's status (0: all good) otherwise.
+    returns the library's status (0: all good) otherwise.  With
+    $ASYNCELT_STATS set, first writes stats() to that file as JSON.
     """
     threading.setprofile(None)
+    _asyncelt.stop()
+    if os.environ.get("ASYNCELT_STATS"):
+        with open(os.environ["ASYNCELT_STATS"], "w") as f:
+            json.dump(stats(), f)
     status, message = _asyncelt.shutdown()
     if status and check:
         raise CheckFailed(message)
@@ -66,8 +78,9 @@ def shutdown(check=True):
 class profile:
     """A context manager: start() on entry, stop() on exit."""
 
-    def __init__(self, plugins=None, *, c_calls=False, threads=True):
-        self.options = dict(plugins=plugins, c_calls=c_calls, threads=threads)
+    def __init__(self, plugins=None, *, c_calls=False, threads=True, include=None):
+        self.options = dict(plugins=plugins, c_calls=c_calls, threads=threads,
+                            include=include)
 
     def __enter__(self):
         start(**self.options)

@@ -1,4 +1,5 @@
-"""python3 -m asyncelt [--plugins SPEC] [--c-calls] (script.py | -m module) [args...]
+"""python3 -m asyncelt [--plugins SPEC] [--c-calls] [--include PATH]...
+                     (script.py | -m module) [args...]
 
 Runs a script (or module) the way `python3 -m cProfile` does, with every
 function and coroutine reported to libasyncelt's plugins.  Exit status:
@@ -7,7 +8,6 @@ With ASYNCELT_STATS=FILE, the invocation statistics and the adapter's
 counters (asyncelt.stats()) are written to FILE as JSON.
 """
 import argparse
-import json
 import os
 import runpy
 import sys
@@ -28,6 +28,10 @@ def main():
                         "(default: $ASYNCELT_PLUGINS, else %r)" % DEFAULT_PLUGINS)
     parser.add_argument("--c-calls", action="store_true",
                         help="also report builtins called from Python")
+    parser.add_argument("--include", metavar="PATH", action="append",
+                        help="report only code from this file, or from this "
+                        "directory if PATH ends with a /; repeatable "
+                        "(default: all code)")
     parser.add_argument("-m", dest="module", action="store_true",
                         help="run a library module as a script, like python -m")
     parser.add_argument("target", help="the script (or, with -m, the module)")
@@ -45,7 +49,7 @@ def main():
         sys.path[0] = os.path.dirname(os.path.abspath(options.target))
     code = 0
     try:
-        asyncelt.start(plugins, c_calls=options.c_calls)
+        asyncelt.start(plugins, c_calls=options.c_calls, include=options.include)
     except ValueError as e:
         sys.exit("asyncelt: %s" % e)
     try:
@@ -57,9 +61,6 @@ def main():
         code = e.code
     finally:
         asyncelt.stop()
-    if os.environ.get("ASYNCELT_STATS"):
-        with open(os.environ["ASYNCELT_STATS"], "w") as f:
-            json.dump(asyncelt.stats(), f)
     status = asyncelt.shutdown(check=False)
     if status == _asyncelt.CHECK_FAILED:
         sys.exit(3)
