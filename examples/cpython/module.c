@@ -164,6 +164,8 @@ static struct PyModuleDef module = {
 	.m_methods = methods,
 };
 
+PyMODINIT_FUNC PyInit__asyncelt(void);
+
 PyMODINIT_FUNC PyInit__asyncelt(void)
 {
 	if (adapter_setup() < 0)

@@ -4,9 +4,11 @@ under the adapter, and reading the plugins' reports.
 CHECKER is the one place that names the plugin which checks Enter/Leave
 balance (today the counting plugin; a later `check` plugin would replace
 it here only)."""
+import atexit
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,13 +52,17 @@ def require_module(name, package):
 class Run:
     """A program run under `python -m asyncelt`, with the checker's report,
     the logging plugin's JSON lines and the timing plugin's JSON report and
-    trace when asked, and the adapter's statistics (ASYNCELT_STATS)."""
+    trace when asked, and the adapter's statistics (ASYNCELT_STATS).  The
+    files go in a temporary directory, removed at exit unless
+    $ASYNCELT_TEST_KEEP is set."""
 
     def __init__(self, argv, *, expect=None, logging=False, timing=False,
-                 c_calls=False, timeout=300, runner=True):
+                 trace=False, c_calls=False, timeout=300, runner=True, extra=()):
         """runner: through `python -m asyncelt --plugins`; else the program
         starts the adapter itself, with the plugins in $ASYNCELT_PLUGINS."""
         self.dir = tempfile.mkdtemp(prefix="asyncelt-test-")
+        if not os.environ.get("ASYNCELT_TEST_KEEP"):
+            atexit.register(shutil.rmtree, self.dir, True)
         self.report_path = os.path.join(self.dir, "counting.txt")
         options = "output=" + self.report_path
         if expect:
@@ -69,8 +75,8 @@ class Run:
         self.timing_path = os.path.join(self.dir, "timing.json")
         self.trace_path = os.path.join(self.dir, "trace.json")
         if timing:
-            plugins.append("timing:format=json,output=%s,trace=%s"
-                           % (self.timing_path, self.trace_path))
+            plugins.append("timing:format=json,output=%s%s" % (
+                self.timing_path, ",trace=" + self.trace_path if trace else ""))
         self.stats_path = os.path.join(self.dir, "stats.json")
         env = dict(os.environ, ASYNCELT_STATS=self.stats_path)
         env.pop("ASYNCELT_PLUGINS", None)
@@ -78,6 +84,7 @@ class Run:
             cmd = [sys.executable, "-m", "asyncelt", "--plugins", ";".join(plugins)]
             if c_calls:
                 cmd.append("--c-calls")
+            cmd += list(extra)
         else:
             env["ASYNCELT_PLUGINS"] = ";".join(plugins)
             cmd = [sys.executable]
