@@ -145,7 +145,7 @@ def main():
     p.add_argument("--requests", type=int, default=2000)
     p.add_argument("--concurrency", type=int, default=20)
     p = sub.add_parser("cpu")
-    p.add_argument("--tasks", type=int, default=50)
+    p.add_argument("--tasks", type=int, default=200)
     p = sub.add_parser("threads")
     p.add_argument("--calls", type=int, default=200)
     p.add_argument("--loops", type=int, default=4)
