@@ -41,6 +41,7 @@ struct code_entry {
 	                           address could be reused by another, and
 	                           the address is its function id */
 	PyObject *bytecode;     /* co_code, to see where a frame stopped */
+	int start;              /* offset of the RESUME that starts the body */
 	bool is_async;
 	bool ignored;           /* the profiler's own code: not reported */
 };
@@ -186,14 +187,19 @@ void adapter_include_files(PyObject *prefixes)
 	Py_XSETREF(included_prefixes, Py_XNewRef(prefixes));
 }
 
-/* str.startswith: also takes a tuple of prefixes. */
+/* Whether filename starts with prefixes (a str, or a tuple of str). */
 static bool starts_with(PyObject *filename, PyObject *prefixes)
 {
-	PyObject *r = PyObject_CallMethod(filename, "startswith", "O", prefixes);
-	bool yes = r == Py_True;
+	if (PyUnicode_Check(prefixes))
+		return PyUnicode_Tailmatch(filename, prefixes, 0, PY_SSIZE_T_MAX, -1) == 1;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(prefixes); i++) {
+		PyObject *prefix = PyTuple_GET_ITEM(prefixes, i);
 
-	Py_XDECREF(r);
-	return yes;
+		if (PyUnicode_Check(prefix) &&
+		    PyUnicode_Tailmatch(filename, prefix, 0, PY_SSIZE_T_MAX, -1) == 1)
+			return true;
+	}
+	return false;
 }
 
 static bool is_ignored(PyObject *code)
@@ -212,6 +218,19 @@ static bool is_ignored(PyObject *code)
 	return ignored;
 }
 
+/* The first RESUME: what precedes it (cell set-up, RETURN_GENERATOR) runs
+ * before a generator's first entry. */
+static int start_of_body(PyObject *bytecode)
+{
+	const unsigned char *code = (const unsigned char *)PyBytes_AS_STRING(bytecode);
+
+	for (Py_ssize_t i = 0; i + 1 < PyBytes_GET_SIZE(bytecode); i += 2) {
+		if (code[i] == resume_opcode)
+			return (int)i;
+	}
+	return 0;
+}
+
 static struct code_entry *register_code(PyObject *code)
 {
 	struct code_entry *entry = calloc(1, sizeof(*entry));
@@ -225,6 +244,7 @@ static struct code_entry *register_code(PyObject *code)
 	if (!entry->bytecode || !pointer_map_put(&code_entries, code, entry))
 		goto fail;
 	entry->is_async = (PyLong_AsLong(flags) & ASYNC_CODE_FLAGS) != 0;
+	entry->start = start_of_body(entry->bytecode);
 	entry->code = Py_NewRef(code);
 	entry->ignored = is_ignored(code);
 	if (entry->ignored) {
@@ -254,6 +274,8 @@ fail:
 	return NULL;
 }
 
+static elt_function_id register_new_c_function(PyObject *callable, void *fn);
+
 /* A builtin's id is its C function: bound methods are new objects at every
  * access, the function behind them is not. */
 static elt_function_id register_c_function(PyObject *callable)
@@ -266,6 +288,17 @@ static elt_function_id register_c_function(PyObject *callable)
 	}
 	if (pointer_map_get(&c_functions, fn))
 		return (elt_function_id)fn;
+
+	int gc_was_enabled = PyGC_Disable();    /* as in entry_of() */
+	elt_function_id id = register_new_c_function(callable, fn);
+
+	if (gc_was_enabled)
+		PyGC_Enable();
+	return id;
+}
+
+static elt_function_id register_new_c_function(PyObject *callable, void *fn)
+{
 
 	PyObject *qualname = PyObject_GetAttrString(callable, "__qualname__");
 	const char *utf8 = qualname ? PyUnicode_AsUTF8(qualname) : NULL;
@@ -294,30 +327,28 @@ static struct code_entry *entry_of(PyFrameObject *frame)
 	PyCodeObject *code = PyFrame_GetCode(frame);
 	struct code_entry *entry = pointer_map_get(&code_entries, code);
 
-	if (!entry)
+	if (!entry) {
+		/* A collection started by an allocation here would run its
+		 * finalizers inside the profile hook, where CPython delivers no
+		 * events: a generator closed then would vanish unseen. */
+		int gc_was_enabled = PyGC_Disable();
+
 		entry = register_code((PyObject *)code);
+		if (gc_was_enabled)
+			PyGC_Enable();
+	}
 	Py_DECREF(code);
 	return entry;
 }
 
-/* The instruction the frame is at, and its argument; -1 if out of range. */
-static int instruction_at(const struct code_entry *entry, int offset, int *oparg)
+/* Entered after its start: past the RESUME that begins the function's
+ * body.  A first entry (a send, or a throw() or close() before it ran) is
+ * at or before it.  A resume is anywhere after: at the RESUME following
+ * a yield, at the YIELD_VALUE (a throw() there), or back at the SEND of
+ * an await whose awaited coroutine a throw() ended. */
+static bool entered_after_start(const struct code_entry *entry, PyFrameObject *frame)
 {
-	if (offset < 0 || offset + 1 >= PyBytes_GET_SIZE(entry->bytecode))
-		return -1;
-	*oparg = (unsigned char)PyBytes_AS_STRING(entry->bytecode)[offset + 1];
-	return (unsigned char)PyBytes_AS_STRING(entry->bytecode)[offset];
-}
-
-/* Entered after a yield: at the RESUME that follows a YIELD_VALUE (its
- * low two argument bits say after what: 0 is the function's start), or
- * at the YIELD_VALUE itself when throw() or close() enters there.  A
- * first entry is at or before the RESUME of the start. */
-static bool entered_after_yield(const struct code_entry *entry, PyFrameObject *frame)
-{
-	int oparg, op = instruction_at(entry, PyFrame_GetLasti(frame), &oparg);
-
-	return op == yield_value_opcode || (op == resume_opcode && (oparg & 3) != 0);
+	return PyFrame_GetLasti(frame) > entry->start;
 }
 
 static void frame_entered(PyFrameObject *frame)
@@ -337,7 +368,7 @@ static void frame_entered(PyFrameObject *frame)
 		 * entry: the address belonged to a coroutine that died unseen
 		 * (closed on a thread without the hook), now reused. */
 		if (gen && pointer_map_remove(&suspended, gen)) {
-			if (entered_after_yield(entry, frame))
+			if (entered_after_start(entry, frame))
 				continuation = gen;
 			else
 				adapter_counters.vanished++;
@@ -364,10 +395,11 @@ static void frame_entered(PyFrameObject *frame)
 static bool left_at_yield(const struct code_entry *entry, PyFrameObject *frame,
 			  PyObject *result)
 {
-	int oparg;
+	int lasti = PyFrame_GetLasti(frame);
 
-	return entry->is_async && result &&
-	       instruction_at(entry, PyFrame_GetLasti(frame), &oparg) == yield_value_opcode;
+	return entry->is_async && result && lasti >= 0 &&
+	       lasti < PyBytes_GET_SIZE(entry->bytecode) &&
+	       (unsigned char)PyBytes_AS_STRING(entry->bytecode)[lasti] == yield_value_opcode;
 }
 
 static void frame_left(PyFrameObject *frame, PyObject *result)

@@ -58,6 +58,12 @@ def closed():
 def never_started():
     yield 1
 
+async def inner_wait(fut):
+    await fut
+
+async def outer_wait(fut):
+    await inner_wait(fut)
+
 async def main():
     for i in range(5):
         plain(i)
@@ -82,6 +88,16 @@ async def main():
     g.close()
     never_started().close()
     divmod(7, 2)
+    # Cancelled: the CancelledError is thrown into inner_wait, and outer_wait
+    # is re-entered back at the SEND of its await, not at a yield.
+    fut = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(outer_wait(fut))
+    await asyncio.sleep(0)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
 
 asyncio.run(main())
 '''
@@ -125,6 +141,8 @@ EXPECTED = {
     "thrown": (1, 1, 1, 1),             # thrown in at the yield, escapes
     "throw_caught": (1, 2, 2, 1),       # caught, yields again, then close()
     "closed": (1, 1, 1, 1),             # close() resumes it with GeneratorExit
+    "inner_wait": (1, 1, 1, 1),         # cancelled: resumed by the throw
+    "outer_wait": (1, 1, 1, 1),         # re-entered at its SEND: still a resume
 }
 
 
@@ -136,7 +154,7 @@ def write(text):
 
 
 def main():
-    tap.plan(21)
+    tap.plan(23)
     scenario = write(SCENARIO)
     run = tap.Run([scenario], logging=True, c_calls=True)
     tap.ok(run.status == 0, "the scenario runs under the adapter", run.output())
