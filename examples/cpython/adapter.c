@@ -517,12 +517,7 @@ void adapter_install(bool c_calls)
 {
 	report_c_calls = c_calls;
 	running = true;
-#if PY_VERSION_HEX >= 0x030C0000
-	/* 3.12+: the threads running now too, not only this one. */
-	PyEval_SetProfileAllThreads(profile_hook, NULL);
-#else
 	PyEval_SetProfile(profile_hook, NULL);
-#endif
 }
 
 void adapter_uninstall(void)
