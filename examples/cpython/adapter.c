@@ -49,7 +49,7 @@ struct code_entry {
 static struct pointer_map code_entries;        /* code -> code_entry */
 static struct pointer_map c_functions;         /* C function -> (void *)1 */
 /* Coroutines (and generators) whose suspension was reported and whose
- * resume was not yet: their next entry is a resume. */
+ * resume was not yet, with their code_entry: their next entry is a resume. */
 static struct pointer_map suspended;
 
 static int yield_value_opcode = -1;
@@ -351,6 +351,24 @@ static bool entered_after_start(const struct code_entry *entry, PyFrameObject *f
 	return PyFrame_GetLasti(frame) > entry->start;
 }
 
+/* The coroutine suspended at `gen`'s address ended where no hook saw it,
+ * and a new one took the address.  CPython closes a suspended coroutine
+ * when it is freed, but the collector may free it on a thread in its first
+ * moments, before threading installs the profile function there.  Its
+ * invocation ends now, as a resume and a return without a value: late,
+ * but every suspension keeps its resume.  Counted in `vanished`. */
+static void end_vanished(const struct code_entry *ended, PyObject *gen)
+{
+	elt_function_id id = (elt_function_id)ended->code;
+	PyObject *no_result = NULL;
+
+	adapter_counters.vanished++;
+	adapter_counters.enters++;
+	adapter_counters.leaves++;
+	report_status(elt_emit_enter(id, NULL, gen), "ending a vanished coroutine");
+	report_status(elt_emit_leave(id, &no_result, NULL), "ending a vanished coroutine");
+}
+
 static void frame_entered(PyFrameObject *frame)
 {
 	struct code_entry *entry = entry_of(frame);
@@ -365,13 +383,17 @@ static void frame_entered(PyFrameObject *frame)
 		 * reported.  Not seen suspending: its first entry, or it was
 		 * suspended before reporting started (then the first segment
 		 * seen is reported as its call).  Seen, but at its first
-		 * entry: the address belonged to a coroutine that died unseen
-		 * (closed on a thread without the hook), now reused. */
-		if (gen && pointer_map_remove(&suspended, gen)) {
+		 * entry: the address belonged to a coroutine that died unseen,
+		 * now reused. */
+		struct code_entry *suspended_entry =
+			gen ? pointer_map_get(&suspended, gen) : NULL;
+
+		if (suspended_entry) {
+			pointer_map_remove(&suspended, gen);
 			if (entered_after_start(entry, frame))
 				continuation = gen;
 			else
-				adapter_counters.vanished++;
+				end_vanished(suspended_entry, gen);
 		}
 		Py_XDECREF(gen);
 	}

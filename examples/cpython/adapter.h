@@ -20,10 +20,9 @@ struct adapter_counters {
 	uint64_t enters, leaves;        /* segments reported */
 	uint64_t skipped_leaves;        /* frames left whose Enter was not
 	                                   reported: running before start() */
-	uint64_t vanished;              /* suspended coroutines whose address was
-	                                   reused by a new one: they died with
-	                                   no event (on a thread without the
-	                                   hook); their invocations stay open */
+	uint64_t vanished;              /* suspended coroutines that ended unseen
+	                                   (freed on a thread without the hook),
+	                                   ended when their address was reused */
 	uint64_t closed_at_stop;        /* frames still running at stop(): their
 	                                   segment ends there, as a return */
 	uint64_t emit_errors;           /* elt_emit_* refused: must stay 0 */

@@ -140,9 +140,9 @@ def segments(row):
 
 def clean(stats):
     """The invocation statistics a correct adapter produces: nothing
-    orphaned, unbalanced, refused or dropped."""
+    orphaned, unbalanced, refused, dropped or ended unseen."""
     return all(stats.get(k) == 0 for k in ("orphan_resumes", "unbalanced_leaves",
-                                           "emit_errors", "dropped"))
+                                           "emit_errors", "dropped", "vanished"))
 
 
 def balanced(run):
