@@ -8,9 +8,9 @@
  * whole chain of awaiting frames), the final return and an exception
  * leaving the frame.  These are the segments of doc/runtime.md exactly:
  *
- *   PyTrace_CALL, coroutine not seen suspending      initial call
- *   PyTrace_CALL, coroutine seen suspending          resume (continuation:
- *                                                    the coroutine object)
+ *   PyTrace_CALL, past the body's start, of a        resume (continuation:
+ *   coroutine seen suspending                        the coroutine object)
+ *   PyTrace_CALL otherwise                           initial call
  *   PyTrace_RETURN at a YIELD_VALUE, with a value    suspension
  *   PyTrace_RETURN anywhere else, or arg NULL        final return (NULL:
  *                                                    an exception)
@@ -274,7 +274,27 @@ fail:
 	return NULL;
 }
 
-static elt_function_id register_new_c_function(PyObject *callable, void *fn);
+static elt_function_id register_new_c_function(PyObject *callable, void *fn)
+{
+	PyObject *qualname = PyObject_GetAttrString(callable, "__qualname__");
+	const char *utf8 = qualname ? PyUnicode_AsUTF8(qualname) : NULL;
+
+	if (!utf8 || !pointer_map_put(&c_functions, fn, (void *)1)) {
+		PyErr_Clear();
+		Py_XDECREF(qualname);
+		adapter_counters.dropped++;
+		return 0;
+	}
+	char name[200];
+
+	snprintf(name, sizeof(name), "%s (built-in)", utf8);
+	/* The profile hook sees neither a builtin's arguments nor its result. */
+	report_status(elt_register_function((elt_function_id)fn, name, "v()", 0),
+		      "registering a builtin");
+	adapter_counters.c_functions++;
+	Py_DECREF(qualname);
+	return (elt_function_id)fn;
+}
 
 /* A builtin's id is its C function: bound methods are new objects at every
  * access, the function behind them is not. */
@@ -295,29 +315,6 @@ static elt_function_id register_c_function(PyObject *callable)
 	if (gc_was_enabled)
 		PyGC_Enable();
 	return id;
-}
-
-static elt_function_id register_new_c_function(PyObject *callable, void *fn)
-{
-
-	PyObject *qualname = PyObject_GetAttrString(callable, "__qualname__");
-	const char *utf8 = qualname ? PyUnicode_AsUTF8(qualname) : NULL;
-
-	if (!utf8 || !pointer_map_put(&c_functions, fn, (void *)1)) {
-		PyErr_Clear();
-		Py_XDECREF(qualname);
-		adapter_counters.dropped++;
-		return 0;
-	}
-	char name[200];
-
-	snprintf(name, sizeof(name), "%s (built-in)", utf8);
-	/* The profile hook sees neither a builtin's arguments nor its result. */
-	report_status(elt_register_function((elt_function_id)fn, name, "v()", 0),
-		      "registering a builtin");
-	adapter_counters.c_functions++;
-	Py_DECREF(qualname);
-	return (elt_function_id)fn;
 }
 
 /* --- the events ----------------------------------------------------------- */
