@@ -20,8 +20,7 @@ struct adapter_counters {
 	uint64_t enters, leaves;        /* segments reported */
 	uint64_t skipped_leaves;        /* frames left whose Enter was not
 	                                   reported: running before start() */
-	uint64_t vanished;              /* suspended coroutines that ended unseen
-	                                   (freed on a thread without the hook),
+	uint64_t vanished;              /* suspended coroutines that ended unseen,
 	                                   ended when their address was reused */
 	uint64_t closed_at_stop;        /* frames still running at stop(): their
 	                                   segment ends there, as a return */

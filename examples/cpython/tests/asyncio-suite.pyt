@@ -71,8 +71,8 @@ def main():
            json.dumps(stats))
     tap.ok(stats.get("emit_errors") == 0 and stats.get("dropped") == 0,
            "the library refused no segment, the adapter dropped none", json.dumps(stats))
-    # Coroutines the collector freed on a thread not yet hooked (the suite
-    # starts many threads): ended late, when their address was reused.
+    # Coroutines that ended where the hook did not see it (doc/cpython.md):
+    # ended late, when their address was reused.
     print("# coroutines ended unseen, closed at their address's reuse: %s"
           % stats.get("vanished"))
     problems = tap.balanced(Report(report))
