@@ -37,6 +37,8 @@ def main():
     parser.add_argument("target", help="the script (or, with -m, the module)")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args()
+    if not options.module and not os.path.isfile(options.target):
+        parser.error("no such script: %s" % options.target)
 
     plugins = options.plugins
     if plugins is not None:

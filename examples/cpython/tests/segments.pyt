@@ -154,7 +154,7 @@ def write(text):
 
 
 def main():
-    tap.plan(23)
+    tap.plan(24)
     scenario = write(SCENARIO)
     run = tap.Run([scenario], logging=True, c_calls=True)
     tap.ok(run.status == 0, "the scenario runs under the adapter", run.output())
@@ -211,6 +211,12 @@ def main():
            and "Traceback" not in bad_spec.stderr,
            "an unknown plugin: a clear error naming it, no traceback",
            bad_spec.stderr)
+    missing = tap.subprocess.run(
+        [sys.executable, "-m", "asyncelt", "/nonexistent/script.py"],
+        capture_output=True, text=True, timeout=60)
+    tap.ok(missing.returncode != 0 and "no such script: /nonexistent/script.py" in missing.stderr
+           and "Traceback" not in missing.stderr,
+           "a missing script: a clear error naming it, no traceback", missing.stderr)
 
 
 if __name__ == "__main__":
