@@ -1,0 +1,592 @@
+/*
+ * Python's profile events as libasyncelt segments.
+ *
+ * CPython 3.11 calls a profile function (PyEval_SetProfile) with
+ * PyTrace_CALL every time a frame starts running and PyTrace_RETURN every
+ * time it stops, for coroutine and generator frames too: their first send,
+ * every resume, every yield (an await that suspends is a yield of the
+ * whole chain of awaiting frames), the final return and an exception
+ * leaving the frame.  These are the segments of doc/runtime.md exactly:
+ *
+ *   PyTrace_CALL, past the body's start, of a        resume (continuation:
+ *   coroutine seen suspending                        the coroutine object)
+ *   PyTrace_CALL otherwise                           initial call
+ *   PyTrace_RETURN at a YIELD_VALUE, with a value    suspension
+ *   PyTrace_RETURN anywhere else, or arg NULL        final return (NULL:
+ *                                                    an exception)
+ *
+ * A throw() into a suspended coroutine enters at its YIELD_VALUE and,
+ * when the exception escapes, leaves from there with arg NULL: the NULL
+ * is what tells that exit from a yield.  Only public API is used:
+ * PyFrame_GetCode, PyFrame_GetGenerator, PyFrame_GetLasti, PyCode_GetCode
+ * (all 3.11+) and attribute lookups done once per code object.
+ *
+ * Every function runs with the GIL held, which orders a suspension's
+ * Leave before its resume's Enter: the library never has to wait.
+ */
+#include "adapter.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include <asyncelt.h>
+
+#include "pointer-map.h"
+
+struct adapter_counters adapter_counters;
+
+/* What the adapter keeps per registered code object. */
+struct code_entry {
+	PyObject *code;         /* a strong reference: a freed code object's
+	                           address could be reused by another, and
+	                           the address is its function id */
+	PyObject *bytecode;     /* co_code, to see where a frame stopped */
+	int start;              /* offset of the RESUME that starts the body */
+	bool is_async;
+	bool ignored;           /* the profiler's own code: not reported */
+};
+
+static struct pointer_map code_entries;        /* code -> code_entry */
+static struct pointer_map c_functions;         /* C function -> (void *)1 */
+/* Coroutines (and generators) whose suspension was reported and whose
+ * resume was not yet, with their code_entry: their next entry is a resume. */
+static struct pointer_map suspended;
+
+static int yield_value_opcode = -1;
+static int resume_opcode = -1;
+static PyObject *ignored_prefix;       /* files whose code is not reported */
+static PyObject *included_prefixes;    /* a tuple: only code from these files
+                                          is reported; NULL: all of it */
+static bool running;
+static bool report_c_calls;
+
+static int opcode_number(PyObject *opmap, const char *name)
+{
+	PyObject *op = PyDict_GetItemString(opmap, name);
+
+	if (!op) {
+		PyErr_Format(PyExc_RuntimeError, "dis.opmap has no %s", name);
+		return -1;
+	}
+	return (int)PyLong_AsLong(op);
+}
+
+int adapter_setup(void)
+{
+	PyObject *dis = PyImport_ImportModule("dis");
+	PyObject *opmap = dis ? PyObject_GetAttrString(dis, "opmap") : NULL;
+
+	if (opmap) {
+		yield_value_opcode = opcode_number(opmap, "YIELD_VALUE");
+		resume_opcode = opcode_number(opmap, "RESUME");
+	}
+	Py_XDECREF(opmap);
+	Py_XDECREF(dis);
+	return yield_value_opcode < 0 || resume_opcode < 0 ? -1 : 0;
+}
+
+/* --- the shadow stack ---------------------------------------------------- */
+
+/* Each thread's frames whose Enter was reported and whose Leave was not,
+ * innermost last.  A Leave is reported only for the frame on top, so the
+ * library sees balanced segments even when reporting starts or stops with
+ * frames running. */
+struct shadow_frame {
+	const void *key;        /* the frame; for a builtin, its function object */
+	elt_function_id id;
+	bool builtin;
+};
+
+struct shadow_stack {
+	struct shadow_frame *frames;
+	size_t depth, capacity;
+};
+
+static _Thread_local struct shadow_stack shadow;
+static pthread_key_t shadow_owner;      /* frees a thread's stack at its exit */
+static pthread_once_t shadow_once = PTHREAD_ONCE_INIT;
+
+static void shadow_free(void *frames)
+{
+	free(frames);
+}
+
+static void shadow_key_create(void)
+{
+	(void)pthread_key_create(&shadow_owner, shadow_free);
+}
+
+static bool shadow_push(const void *key, elt_function_id id, bool builtin)
+{
+	if (shadow.depth == shadow.capacity) {
+		size_t capacity = shadow.capacity ? 2 * shadow.capacity : 256;
+		struct shadow_frame *frames = realloc(shadow.frames,
+						      capacity * sizeof(*frames));
+
+		if (!frames) {
+			adapter_counters.dropped++;
+			return false;
+		}
+		pthread_once(&shadow_once, shadow_key_create);
+		(void)pthread_setspecific(shadow_owner, frames);
+		shadow.frames = frames;
+		shadow.capacity = capacity;
+	}
+	shadow.frames[shadow.depth++] = (struct shadow_frame){ key, id, builtin };
+	return true;
+}
+
+/* The id of the frame on top if it is `key` (popped), else 0. */
+static elt_function_id shadow_pop(const void *key)
+{
+	if (shadow.depth == 0 || shadow.frames[shadow.depth - 1].key != key) {
+		adapter_counters.skipped_leaves++;
+		return 0;
+	}
+	return shadow.frames[--shadow.depth].id;
+}
+
+/* --- registration -------------------------------------------------------- */
+
+#define ASYNC_CODE_FLAGS (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | \
+			  CO_ITERABLE_COROUTINE)
+
+static void report_status(elt_status st, const char *what)
+{
+	if (st == ELT_OK)
+		return;
+	/* Once: a broken setup would otherwise print on every segment. */
+	if (adapter_counters.emit_errors++ == 0)
+		PySys_WriteStderr("asyncelt: %s: %s (%s)\n", what, elt_strerror(st),
+				  elt_last_error());
+}
+
+/* "qualname (file:line)": what a user reads in every report. */
+static PyObject *code_display_name(PyObject *code)
+{
+	PyObject *qualname = PyObject_GetAttrString(code, "co_qualname");
+	PyObject *filename = PyObject_GetAttrString(code, "co_filename");
+	PyObject *line = PyObject_GetAttrString(code, "co_firstlineno");
+	PyObject *name = NULL;
+
+	if (qualname && filename && line)
+		name = PyUnicode_FromFormat("%U (%U:%S)", qualname, filename, line);
+	Py_XDECREF(qualname);
+	Py_XDECREF(filename);
+	Py_XDECREF(line);
+	return name;
+}
+
+void adapter_ignore_files(PyObject *prefix)
+{
+	Py_XSETREF(ignored_prefix, Py_XNewRef(prefix));
+}
+
+void adapter_include_files(PyObject *prefixes)
+{
+	Py_XSETREF(included_prefixes, Py_XNewRef(prefixes));
+}
+
+/* Whether filename starts with prefixes (a str, or a tuple of str). */
+static bool starts_with(PyObject *filename, PyObject *prefixes)
+{
+	if (PyUnicode_Check(prefixes))
+		return PyUnicode_Tailmatch(filename, prefixes, 0, PY_SSIZE_T_MAX, -1) == 1;
+	for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(prefixes); i++) {
+		PyObject *prefix = PyTuple_GET_ITEM(prefixes, i);
+
+		if (PyUnicode_Check(prefix) &&
+		    PyUnicode_Tailmatch(filename, prefix, 0, PY_SSIZE_T_MAX, -1) == 1)
+			return true;
+	}
+	return false;
+}
+
+static bool is_ignored(PyObject *code)
+{
+	PyObject *filename;
+	bool ignored = false;
+
+	if (!ignored_prefix && !included_prefixes)
+		return false;
+	filename = PyObject_GetAttrString(code, "co_filename");
+	if (filename && PyUnicode_Check(filename))
+		ignored = (ignored_prefix && starts_with(filename, ignored_prefix)) ||
+			  (included_prefixes && !starts_with(filename, included_prefixes));
+	Py_XDECREF(filename);
+	PyErr_Clear();
+	return ignored;
+}
+
+/* The first RESUME: what precedes it (cell set-up, RETURN_GENERATOR) runs
+ * before a generator's first entry. */
+static int start_of_body(PyObject *bytecode)
+{
+	const unsigned char *code = (const unsigned char *)PyBytes_AS_STRING(bytecode);
+
+	for (Py_ssize_t i = 0; i + 1 < PyBytes_GET_SIZE(bytecode); i += 2) {
+		if (code[i] == resume_opcode)
+			return (int)i;
+	}
+	return 0;
+}
+
+static struct code_entry *register_code(PyObject *code)
+{
+	struct code_entry *entry = calloc(1, sizeof(*entry));
+	PyObject *flags = PyObject_GetAttrString(code, "co_flags");
+	PyObject *name = code_display_name(code);
+	const char *utf8 = name ? PyUnicode_AsUTF8(name) : NULL;
+
+	if (!entry || !flags || !utf8)
+		goto fail;
+	entry->bytecode = PyCode_GetCode((PyCodeObject *)code);
+	if (!entry->bytecode || !pointer_map_put(&code_entries, code, entry))
+		goto fail;
+	entry->is_async = (PyLong_AsLong(flags) & ASYNC_CODE_FLAGS) != 0;
+	entry->start = start_of_body(entry->bytecode);
+	entry->code = Py_NewRef(code);
+	entry->ignored = is_ignored(code);
+	if (entry->ignored) {
+		Py_DECREF(flags);
+		Py_DECREF(name);
+		return entry;
+	}
+	/* The argument is the frame (f_locals, f_back...: everything about
+	 * the call), the result the returned object (NULL: an exception). */
+	report_status(elt_register_function((elt_function_id)code, utf8,
+					    entry->is_async ? "p(K p)" : "p(p)",
+					    entry->is_async ? ELT_FUNCTION_ASYNC : 0),
+		      "registering a code object");
+	adapter_counters.functions++;
+	Py_DECREF(flags);
+	Py_DECREF(name);
+	return entry;
+fail:
+	/* Not reported; tried again at its next call. */
+	PyErr_Clear();
+	adapter_counters.dropped++;
+	if (entry)
+		Py_XDECREF(entry->bytecode);
+	free(entry);
+	Py_XDECREF(flags);
+	Py_XDECREF(name);
+	return NULL;
+}
+
+static elt_function_id register_new_c_function(PyObject *callable, void *fn)
+{
+	PyObject *qualname = PyObject_GetAttrString(callable, "__qualname__");
+	const char *utf8 = qualname ? PyUnicode_AsUTF8(qualname) : NULL;
+
+	if (!utf8 || !pointer_map_put(&c_functions, fn, (void *)1)) {
+		PyErr_Clear();
+		Py_XDECREF(qualname);
+		adapter_counters.dropped++;
+		return 0;
+	}
+	char name[200];
+
+	snprintf(name, sizeof(name), "%s (built-in)", utf8);
+	/* The profile hook sees neither a builtin's arguments nor its result. */
+	report_status(elt_register_function((elt_function_id)fn, name, "v()", 0),
+		      "registering a builtin");
+	adapter_counters.c_functions++;
+	Py_DECREF(qualname);
+	return (elt_function_id)fn;
+}
+
+/* A builtin's id is its C function: bound methods are new objects at every
+ * access, the function behind them is not. */
+static elt_function_id register_c_function(PyObject *callable)
+{
+	void *fn = (void *)PyCFunction_GetFunction(callable);
+
+	if (!fn) {
+		PyErr_Clear();
+		return 0;
+	}
+	if (pointer_map_get(&c_functions, fn))
+		return (elt_function_id)fn;
+
+	int gc_was_enabled = PyGC_Disable();    /* as in entry_of() */
+	elt_function_id id = register_new_c_function(callable, fn);
+
+	if (gc_was_enabled)
+		PyGC_Enable();
+	return id;
+}
+
+/* --- the events ----------------------------------------------------------- */
+
+static struct code_entry *entry_of(PyFrameObject *frame)
+{
+	PyCodeObject *code = PyFrame_GetCode(frame);
+	struct code_entry *entry = pointer_map_get(&code_entries, code);
+
+	if (!entry) {
+		/* A collection started by an allocation here would run its
+		 * finalizers inside the profile hook, where CPython delivers no
+		 * events: a generator closed then would vanish unseen. */
+		int gc_was_enabled = PyGC_Disable();
+
+		entry = register_code((PyObject *)code);
+		if (gc_was_enabled)
+			PyGC_Enable();
+	}
+	Py_DECREF(code);
+	return entry;
+}
+
+/* Entered after its start: past the RESUME that begins the function's
+ * body.  A first entry (a send, or a throw() or close() before it ran) is
+ * at or before it.  A resume is anywhere after: at the RESUME following
+ * a yield, at the YIELD_VALUE (a throw() there), or back at the SEND of
+ * an await whose awaited coroutine a throw() ended. */
+static bool entered_after_start(const struct code_entry *entry, PyFrameObject *frame)
+{
+	return PyFrame_GetLasti(frame) > entry->start;
+}
+
+/* The coroutine suspended at `gen`'s address ended where no hook saw it,
+ * and a new one took the address.  CPython closes a suspended coroutine
+ * when it is freed, through a frame entry the hook sees; yet the asyncio
+ * suite has a few dozen that end unseen (freed where no hook runs: a
+ * thread not hooked yet, or while CPython delivers no event; not pinned
+ * down).  Its invocation ends now, as a resume and a return without a
+ * value: late, but every suspension keeps its resume.  Counted in
+ * `vanished`. */
+static void end_vanished(const struct code_entry *ended, PyObject *gen)
+{
+	elt_function_id id = (elt_function_id)ended->code;
+	PyObject *no_result = NULL;
+
+	adapter_counters.vanished++;
+	adapter_counters.enters++;
+	adapter_counters.leaves++;
+	report_status(elt_emit_enter(id, NULL, gen), "ending a vanished coroutine");
+	report_status(elt_emit_leave(id, &no_result, NULL), "ending a vanished coroutine");
+}
+
+static void frame_entered(PyFrameObject *frame)
+{
+	struct code_entry *entry = entry_of(frame);
+	void *continuation = NULL;
+
+	if (!entry || entry->ignored)
+		return;
+	if (entry->is_async) {
+		PyObject *gen = PyFrame_GetGenerator(frame);
+
+		/* A resume is an entry after a yield whose suspension was
+		 * reported.  Not seen suspending: its first entry, or it was
+		 * suspended before reporting started (then the first segment
+		 * seen is reported as its call).  Seen, but at its first
+		 * entry: the address belonged to a coroutine that died unseen,
+		 * now reused. */
+		struct code_entry *suspended_entry =
+			gen ? pointer_map_get(&suspended, gen) : NULL;
+
+		if (suspended_entry) {
+			pointer_map_remove(&suspended, gen);
+			if (entered_after_start(entry, frame))
+				continuation = gen;
+			else
+				end_vanished(suspended_entry, gen);
+		}
+		Py_XDECREF(gen);
+	}
+	if (!shadow_push(frame, (elt_function_id)entry->code, false))
+		return;
+	adapter_counters.enters++;
+	if (continuation) {
+		report_status(elt_emit_enter((elt_function_id)entry->code, NULL,
+					     continuation), "resume");
+	} else {
+		void *const args[] = { &frame };
+
+		report_status(elt_emit_enter((elt_function_id)entry->code, args,
+					     NULL), "call");
+	}
+}
+
+/* Left at a yield: the instruction the frame stopped at is YIELD_VALUE
+ * and a value was produced (an exception thrown in at a YIELD_VALUE and
+ * escaping leaves from the same instruction, with no value). */
+static bool left_at_yield(const struct code_entry *entry, PyFrameObject *frame,
+			  PyObject *result)
+{
+	int lasti = PyFrame_GetLasti(frame);
+
+	return entry->is_async && result && lasti >= 0 &&
+	       lasti < PyBytes_GET_SIZE(entry->bytecode) &&
+	       (unsigned char)PyBytes_AS_STRING(entry->bytecode)[lasti] == yield_value_opcode;
+}
+
+static void frame_left(PyFrameObject *frame, PyObject *result)
+{
+	elt_function_id id = shadow_pop(frame);
+
+	if (!id)
+		return;
+	struct code_entry *entry = pointer_map_get(&code_entries, (void *)id);
+
+	adapter_counters.leaves++;
+	if (left_at_yield(entry, frame, result)) {
+		PyObject *gen = PyFrame_GetGenerator(frame);
+
+		if (gen && pointer_map_put(&suspended, gen, entry)) {
+			report_status(elt_emit_leave(id, NULL, gen), "suspend");
+			Py_DECREF(gen);
+			return;
+		}
+		/* No room to remember it: end the invocation here rather
+		 * than make its resume an orphan. */
+		Py_XDECREF(gen);
+		adapter_counters.dropped++;
+	}
+	report_status(elt_emit_leave(id, &result, NULL), "return");
+}
+
+static void builtin_entered(PyObject *callable)
+{
+	elt_function_id id = register_c_function(callable);
+
+	if (id && shadow_push(callable, id, true)) {
+		adapter_counters.enters++;
+		report_status(elt_emit_enter(id, NULL, NULL), "builtin call");
+	}
+}
+
+static void builtin_left(PyObject *callable)
+{
+	elt_function_id id = shadow_pop(callable);
+
+	if (id) {
+		adapter_counters.leaves++;
+		report_status(elt_emit_leave(id, NULL, NULL), "builtin return");
+	}
+}
+
+/* Builtins called by the profiler's own code (stop() itself) are not the
+ * program's either. */
+static bool called_from_ignored(PyFrameObject *frame)
+{
+	struct code_entry *entry = entry_of(frame);
+
+	return !entry || entry->ignored;
+}
+
+static void dispatch(PyFrameObject *frame, int what, PyObject *arg)
+{
+	switch (what) {
+	case PyTrace_CALL:
+		frame_entered(frame);
+		break;
+	case PyTrace_RETURN:
+		frame_left(frame, arg);
+		break;
+	case PyTrace_C_CALL:
+		if (report_c_calls && !called_from_ignored(frame))
+			builtin_entered(arg);
+		break;
+	case PyTrace_C_RETURN:
+	case PyTrace_C_EXCEPTION:
+		if (report_c_calls)
+			builtin_left(arg);
+		break;
+	}
+}
+
+/* Reporting stops on this thread with frames still running: their
+ * segments end here, as returns without a value, so that every Enter
+ * reported has its Leave (their real ends will not be seen). */
+static void close_running_frames(void)
+{
+	PyObject *no_result = NULL;
+
+	while (shadow.depth > 0) {
+		const struct shadow_frame *top = &shadow.frames[--shadow.depth];
+
+		adapter_counters.leaves++;
+		adapter_counters.closed_at_stop++;
+		report_status(elt_emit_leave(top->id, top->builtin ? NULL : &no_result,
+					     NULL), "closing at stop");
+	}
+}
+
+/* An exception here would be raised in the profiled program: none is. */
+static int profile_hook(PyObject *obj, PyFrameObject *frame, int what,
+			PyObject *arg)
+{
+	(void)obj;
+	if (!running) {
+		/* stop() ran on another thread: this one's hook goes now. */
+		close_running_frames();
+		PyEval_SetProfile(NULL, NULL);
+		return 0;
+	}
+	PyObject *type, *value, *traceback;
+
+	PyErr_Fetch(&type, &value, &traceback);
+	dispatch(frame, what, arg);
+	PyErr_Restore(type, value, traceback);
+	return 0;
+}
+
+void adapter_install(bool c_calls)
+{
+	report_c_calls = c_calls;
+	running = true;
+	PyEval_SetProfile(profile_hook, NULL);
+}
+
+void adapter_uninstall(void)
+{
+	running = false;
+	close_running_frames();
+	PyEval_SetProfile(NULL, NULL);
+	pointer_map_clear(&suspended);
+}
+
+bool adapter_running(void)
+{
+	return running;
+}
+
+static const struct {
+	const char *name;
+	int what;
+} event_names[] = {
+	{ "call", PyTrace_CALL }, { "return", PyTrace_RETURN },
+	{ "c_call", PyTrace_C_CALL }, { "c_return", PyTrace_C_RETURN },
+	{ "c_exception", PyTrace_C_EXCEPTION },
+};
+
+PyObject *adapter_thread_bootstrap(PyObject *self, PyObject *const *args,
+				   Py_ssize_t nargs)
+{
+	(void)self;
+	if (nargs != 3 || !PyFrame_Check(args[0]) || !PyUnicode_Check(args[1])) {
+		PyErr_SetString(PyExc_TypeError,
+				"thread_bootstrap(frame, event, arg): a profile function");
+		return NULL;
+	}
+	if (!running) {
+		PyEval_SetProfile(NULL, NULL);
+		Py_RETURN_NONE;
+	}
+	/* From now on this thread's events go to the C hook directly. */
+	PyEval_SetProfile(profile_hook, NULL);
+	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
+		if (PyUnicode_CompareWithASCIIString(args[1], event_names[i].name) == 0) {
+			/* A "return" with None may be a yield of None or an
+			 * exception: no matter, no Enter on this thread was
+			 * reported yet, so no Leave is. */
+			dispatch((PyFrameObject *)args[0], event_names[i].what,
+				 args[2]);
+			break;
+		}
+	}
+	Py_RETURN_NONE;
+}

@@ -1,0 +1,55 @@
+/*
+ * The CPython adapter: Python's profile events turned into libasyncelt
+ * segments through the producer API (doc/runtime.md).  adapter.c holds
+ * the translation, module.c the Python face (_asyncelt).
+ *
+ * Every function here runs with the GIL held.
+ */
+#ifndef ASYNCELT_CPYTHON_ADAPTER_H
+#define ASYNCELT_CPYTHON_ADAPTER_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What the adapter did, for tests and for the user's sanity. */
+struct adapter_counters {
+	uint64_t functions;             /* code objects registered */
+	uint64_t c_functions;           /* builtins registered (c_calls) */
+	uint64_t enters, leaves;        /* segments reported */
+	uint64_t skipped_leaves;        /* frames left whose Enter was not
+	                                   reported: running before start() */
+	uint64_t vanished;              /* suspended coroutines that ended unseen,
+	                                   ended when their address was reused */
+	uint64_t closed_at_stop;        /* frames still running at stop(): their
+	                                   segment ends there, as a return */
+	uint64_t emit_errors;           /* elt_emit_* refused: must stay 0 */
+	uint64_t dropped;               /* out of memory: segment not reported */
+};
+
+extern struct adapter_counters adapter_counters;
+
+/* Reads the opcode numbers it needs; -1 with an exception set on failure. */
+int adapter_setup(void);
+/* Installs the profile hook on this thread; with c_calls, builtins called
+ * from Python are reported too. */
+void adapter_install(bool c_calls);
+/* Stops reporting: this thread's hook goes now, the other threads' at
+ * their next event.  Forgets the suspended coroutines (a later start()
+ * sees their resumes as first segments). */
+void adapter_uninstall(void);
+bool adapter_running(void);
+/* Code from files whose path starts with `prefix` (a str, or NULL for
+ * none) is not reported: the profiler's own Python code. */
+void adapter_ignore_files(PyObject *prefix);
+/* Only code from files whose path starts with one of `prefixes` (a tuple
+ * of str, or NULL for no restriction) is reported.  Both filters apply to
+ * code objects seen from then on: set them before the first start. */
+void adapter_include_files(PyObject *prefixes);
+/* threading.setprofile's function: a new thread's first event arrives
+ * here, through sys.setprofile; it installs the C hook and reports it. */
+PyObject *adapter_thread_bootstrap(PyObject *self, PyObject *const *args,
+				   Py_ssize_t nargs);
+
+#endif

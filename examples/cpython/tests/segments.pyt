@@ -1,0 +1,223 @@
+"""Each kind of Python code, as segments: plain functions, coroutines that
+suspend or not, exceptions, generators, async generators, throw() and
+close(), starting in the middle of a coroutine, builtins, bad options."""
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
+
+SCENARIO = r'''
+import asyncio
+
+def plain(x):
+    return x + 1
+
+async def leaf(i):
+    await asyncio.sleep(0)
+    return i
+
+async def no_suspend(i):
+    return i
+
+async def boom():
+    await asyncio.sleep(0)
+    raise ValueError("boom")
+
+async def catcher():
+    try:
+        await boom()
+    except ValueError:
+        return 1
+
+def gen(n):
+    for i in range(n):
+        yield i
+
+async def agen(n):
+    for i in range(n):
+        await asyncio.sleep(0)
+        yield i
+
+def thrown():
+    yield 1
+    yield 2
+
+def throw_caught():
+    try:
+        yield 1
+    except KeyError:
+        yield 2
+
+def closed():
+    yield 1
+    yield 2
+
+def never_started():
+    yield 1
+
+async def inner_wait(fut):
+    await fut
+
+async def outer_wait(fut):
+    await inner_wait(fut)
+
+async def main():
+    for i in range(5):
+        plain(i)
+    await asyncio.gather(*(leaf(i) for i in range(7)))
+    for i in range(3):
+        await no_suspend(i)
+    await catcher()
+    list(gen(4))
+    [x async for x in agen(3)]
+    t = thrown()
+    next(t)
+    try:
+        t.throw(KeyError)
+    except KeyError:
+        pass
+    c = throw_caught()
+    next(c)
+    c.throw(KeyError)
+    c.close()
+    g = closed()
+    next(g)
+    g.close()
+    never_started().close()
+    divmod(7, 2)
+    # Cancelled: the CancelledError is thrown into inner_wait, and outer_wait
+    # is re-entered back at the SEND of its await, not at a yield.
+    fut = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(outer_wait(fut))
+    await asyncio.sleep(0)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+
+asyncio.run(main())
+'''
+
+# Started inside a running coroutine, whose frames began before: their
+# Leaves must not be reported, and a coroutine suspended before the start
+# is first seen at a resume (reported as its call).
+MID_RUN = r'''
+import asyncio
+import asyncelt
+
+async def before():
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    return 1
+
+async def inside(i):
+    await asyncio.sleep(0)
+    return i
+
+async def main():
+    early = asyncio.ensure_future(before())
+    await asyncio.sleep(0)          # `before` is suspended now
+    with asyncelt.profile():
+        await asyncio.gather(*(inside(i) for i in range(4)))
+        await early
+    await inside(99)                 # after stop: not reported
+
+asyncio.run(main())
+'''
+
+# (calls, resumes, suspends, returns) each function must show.
+EXPECTED = {
+    "plain": (5, 0, 0, 5),
+    "leaf": (7, 7, 7, 7),
+    "no_suspend": (3, 0, 0, 3),
+    "boom": (1, 1, 1, 1),               # the exception is its final return
+    "catcher": (1, 1, 1, 1),            # suspended while boom was
+    "gen": (1, 4, 4, 1),                # 4 yields, then the end
+    "agen": (1, 6, 6, 1),               # per item: the await and the yield
+    "thrown": (1, 1, 1, 1),             # thrown in at the yield, escapes
+    "throw_caught": (1, 2, 2, 1),       # caught, yields again, then close()
+    "closed": (1, 1, 1, 1),             # close() resumes it with GeneratorExit
+    "inner_wait": (1, 1, 1, 1),         # cancelled: resumed by the throw
+    "outer_wait": (1, 1, 1, 1),         # re-entered at its SEND: still a resume
+}
+
+
+def write(text):
+    fd, path = tempfile.mkstemp(suffix=".py")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path
+
+
+def main():
+    tap.plan(24)
+    scenario = write(SCENARIO)
+    run = tap.Run([scenario], logging=True, c_calls=True)
+    tap.ok(run.status == 0, "the scenario runs under the adapter", run.output())
+    for name, want in EXPECTED.items():
+        got = tap.segments(run.row(name))
+        tap.ok(got == want, "%s: calls, resumes, suspends, returns = %s" % (name, want),
+               "got %s\n%s" % (got, run.report()))
+    tap.ok(tap.segments(run.row("never_started")) == (1, 0, 0, 1),
+           "a generator closed before it ran: one call, ended by GeneratorExit",
+           run.report())
+    tap.ok(tap.segments(run.row("divmod")) == (1, 0, 0, 1),
+           "--c-calls reports a builtin (divmod) as a call and a return", run.report())
+    problems = tap.balanced(run)
+    tap.ok(not problems, "the checker finds every function balanced", "\n".join(problems))
+    stats = run.stats()
+    tap.ok(tap.clean(stats) and stats["live"] == 0,
+           "no orphan resume, no unbalanced Leave, nothing refused or left live",
+           json.dumps(stats))
+
+    # Stitching, from the logging plugin: each leaf invocation is one id
+    # over its two segments, and its resume names the continuation its
+    # suspension returned.
+    lines = [e for e in run.log() if e["function"] and e["function"].startswith("leaf (")]
+    by_invocation = {}
+    for e in lines:
+        by_invocation.setdefault(e["invocation"], []).append(e)
+    shapes = sorted(tuple(e["kind"] for e in seq) for seq in by_invocation.values())
+    tap.ok(shapes == [("call", "suspend", "resume", "return")] * 7,
+           "every leaf invocation is call, suspend, resume, return under one id",
+           shapes)
+    tap.ok(all(seq[1]["continuation"] == seq[2]["continuation"] != "0x0"
+               and seq[2]["segment"] == 1 for seq in by_invocation.values()),
+           "each resume gets the continuation its suspension returned, as segment 1",
+           json.dumps(lines[:4]))
+
+    mid = tap.Run([write(MID_RUN)], runner=False)
+    mid_rows = {k: tap.segments(mid.row(k)) for k in ("inside", "before", "main")}
+    tap.ok(mid.status == 0 and mid_rows["inside"] == (4, 4, 4, 4),
+           "started inside a coroutine: only what ran inside the profile block",
+           "%s\n%s" % (mid_rows, mid.output()))
+    tap.ok(mid_rows["before"] == (1, 1, 1, 1),
+           "a coroutine suspended before the start: its first resume is its call",
+           "%s\n%s" % (mid_rows, mid.report()))
+    problems = tap.balanced(mid)
+    tap.ok(not problems and tap.clean(mid.stats()) and mid.stats()["live"] == 0,
+           "started and stopped mid-run: balanced (what ran at stop is closed), "
+           "no orphan, nothing live",
+           "%s %s" % (problems, mid.stats()))
+
+    bad_spec = tap.subprocess.run(
+        [sys.executable, "-m", "asyncelt", "--plugins", "no-such-plugin", scenario],
+        capture_output=True, text=True, timeout=60)
+    tap.ok(bad_spec.returncode != 0 and "no-such-plugin" in bad_spec.stderr
+           and "Traceback" not in bad_spec.stderr,
+           "an unknown plugin: a clear error naming it, no traceback",
+           bad_spec.stderr)
+    missing = tap.subprocess.run(
+        [sys.executable, "-m", "asyncelt", "/nonexistent/script.py"],
+        capture_output=True, text=True, timeout=60)
+    tap.ok(missing.returncode != 0 and "no such script: /nonexistent/script.py" in missing.stderr
+           and "Traceback" not in missing.stderr,
+           "a missing script: a clear error naming it, no traceback", missing.stderr)
+
+
+if __name__ == "__main__":
+    main()
