@@ -98,37 +98,39 @@ static void unmap(void *p, size_t size)
 /* --- the continuation table ----------------------------------------------
  *
  * Suspended invocations by continuation: open addressing in a power-of-two
- * array of words.  A continuation lives in the WINDOW slots that start at
- * the cache line its hash names (two lines on a 32-bit port, four on a
- * 64-bit one): a suspension takes any empty slot of its window, a resume
- * scans the window.  A taken slot is simply emptied (no tombstones, so
- * churn never fills the table), and a lookup never follows a chain.
+ * array of words, with two choices.  A continuation may live in either of
+ * two buckets of BUCKET slots (two cache lines on a 64-bit port), named by
+ * two independent hashes: a suspension takes an empty slot of the emptier
+ * one, a resume scans both.  Choosing the emptier of two keeps the fullest
+ * bucket within a few slots of the average (where a single window, as in
+ * linear probing, overflows at half load among a million), so a table is
+ * about 70% full before it must grow.  A taken slot is simply emptied (no
+ * tombstones, so churn never fills the table), and a lookup never follows
+ * a chain: two buckets, always.
  *
  * A slot's word: 0 (empty), or a record's address with three bits of the
- * continuation's hash (TAG_BITS, below the record's alignment) so that a
+ * continuation's hash (TAG_MASK, below the record's alignment) so that a
  * resume dereferences, in expectation, only its own record; FROZEN marks a
  * slot that a migration has passed (below).
  *
- * Growth.  A suspension that finds its window full maps a table twice as
- * large and makes it current; the old one hangs from it (`older`) until
- * its entries have moved.  Every suspension while a migration runs first
- * moves a chunk of MIGRATE_STEP slots (claimed with one atomic add), so
- * the work is spread and nobody waits for it.  A slot moves in three
- * steps: its word gets FROZEN (a compare-and-swap; from then on no
- * resume can take it and no suspension can fill it), its record is
- * inserted into the new table, and the slot becomes a bare FROZEN.  A
- * resume scans the old table first, then the new, then checks that the
- * current table did not change meanwhile (else it scans again): an entry
- * only ever moves from old to new, so it cannot be missed.  Meeting a
- * frozen record of its own continuation, a resume yields until the move
- * is done: the one place where a resume may wait for another thread, for
- * the few instructions of one insertion.
+ * Growth.  A suspension that finds both its buckets full maps a table
+ * twice as large and makes it current; the old one hangs from it
+ * (`older`) until its entries have moved.  Every suspension while a
+ * migration runs first moves a chunk of MIGRATE_STEP slots (claimed with
+ * one atomic add), so the work is spread and nobody waits for it.  A slot
+ * moves in three steps: its word gets FROZEN (a compare-and-swap; from
+ * then on no resume can take it and no suspension can fill it), its
+ * record is inserted into the new table, and the slot becomes a bare
+ * FROZEN.  A resume scans the old table first, then the new, then checks
+ * that the current table did not change meanwhile (else it scans again):
+ * an entry only ever moves from old to new, so it cannot be missed.
+ * Meeting a frozen record of its own continuation, a resume yields until
+ * the move is done: the one place where a resume may wait for another
+ * thread, for the few instructions of one insertion.
  *
  * Old tables are never unmapped, since a resume may still be scanning
- * one; they sum to less than the current one.  So the table costs at most
- * 2 x 8 bytes per slot (4 on 32-bit ports), and it holds at least half
- * as many invocations as it has slots before it grows (measured: see
- * doc/runtime.md).
+ * one; together they are smaller than the current one.  Measured costs
+ * are in doc/runtime.md.
  *
  * Memory order.  A suspension writes the record (its fields, the
  * plugins' slots) and then stores its word with release; a resume loads
@@ -144,7 +146,7 @@ static void unmap(void *p, size_t size)
 #define FROZEN ((uintptr_t)1)
 #define TAG_SHIFT 2
 #define TAG_MASK ((uintptr_t)7 << TAG_SHIFT)
-#define WINDOW 32
+#define BUCKET 16
 #define MIN_TABLE_BITS 16
 #define MIGRATE_STEP 1024
 
@@ -156,18 +158,26 @@ struct table {
 };
 
 static struct table *_Atomic current_table;
-/* A table is being mapped: one thread maps, the others keep using the
- * full one (their own windows are probably not full). */
+/* A table is being mapped: one thread maps, the others wait for it. */
 static atomic_flag growing = ATOMIC_FLAG_INIT;
 
-static inline uint64_t hash_of(uintptr_t continuation)
-{
-	return (uint64_t)continuation * 0x9e3779b97f4a7c15ull;
-}
+/* Where a continuation may live in a table: two buckets and a tag. */
+struct place {
+	size_t bucket[2];
+	uintptr_t tag;
+};
 
-static inline uintptr_t word_of(struct elt_invocation_record *r, uint64_t hash)
+static inline struct place place_of(const struct table *t, uintptr_t continuation)
 {
-	return (uintptr_t)r | ((uintptr_t)(hash >> 61) << TAG_SHIFT);
+	uint64_t k = continuation;
+	uint64_t h1 = k * 0x9e3779b97f4a7c15ull;
+	uint64_t h2 = (k ^ (k >> 29)) * 0xbf58476d1ce4e5b9ull;
+	size_t buckets = t->mask & ~(size_t)(BUCKET - 1);
+
+	return (struct place){
+		.bucket = { (size_t)(h1 >> 32) & buckets, (size_t)(h2 >> 32) & buckets },
+		.tag = (uintptr_t)(h1 >> 61) << TAG_SHIFT,
+	};
 }
 
 static inline struct elt_invocation_record *record_of(uintptr_t word)
@@ -175,10 +185,14 @@ static inline struct elt_invocation_record *record_of(uintptr_t word)
 	return (struct elt_invocation_record *)(word & ~(uintptr_t)(ELT_RECORD_ALIGN - 1));
 }
 
-/* The first slot of the window: the start of a cache line. */
-static inline size_t window_of(const struct table *t, uint64_t hash)
+/* The record in `word` if it is published (not frozen) under `p`'s tag
+ * and this continuation. */
+static inline int holds(uintptr_t word, const struct place *p, uintptr_t continuation)
 {
-	return (size_t)(hash >> 32) & t->mask & ~(size_t)(64 / sizeof(uintptr_t) - 1);
+	struct elt_invocation_record *r = record_of(word);
+
+	return r && (word & (TAG_MASK | FROZEN)) == p->tag &&
+	       atomic_load_explicit(&r->continuation, memory_order_relaxed) == continuation;
 }
 
 static size_t table_bytes(size_t slots)
@@ -214,30 +228,65 @@ static struct table *table_now(void)
 	return fresh;
 }
 
-/* Into a free slot of its window in `t`: 1, or 0 when the window is
- * full, or -1 when `t` is frozen there (no longer current: try again). */
-static int insert_into(struct table *t, uintptr_t word, uint64_t hash)
+/*
+ * Puts `r` (whose continuation is set) into the emptier of its buckets in
+ * `t`: 1, or 0 when both are full, or -1 when `t` is frozen there (no
+ * longer current: try again).  With `drop_stale`, a record of the same
+ * continuation met on the way belongs to an invocation that never
+ * resumed, whose continuation the runtime has now reused: it can no
+ * longer be resumed, so it is removed (it stays live, counted as
+ * abandoned) rather than confused with the new one.
+ */
+static int insert_into(struct table *t, struct elt_invocation_record *r, int drop_stale)
 {
-	size_t w = window_of(t, hash), i;
+	uintptr_t continuation = atomic_load_explicit(&r->continuation, memory_order_relaxed);
+	struct place p = place_of(t, continuation);
+	uintptr_t word = (uintptr_t)r | p.tag;
+	unsigned empty[2] = { 0, 0 }, b, i, pass;
 
-	for (i = 0; i < WINDOW; i++) {
-		_Atomic uintptr_t *slot = &t->slots[(w + i) & t->mask];
-		uintptr_t old = atomic_load_explicit(slot, memory_order_relaxed);
+	for (b = 0; b < 2; b++) {
+		for (i = 0; i < BUCKET; i++) {
+			_Atomic uintptr_t *slot = &t->slots[p.bucket[b] + i];
+			uintptr_t old = atomic_load_explicit(slot, memory_order_acquire);
 
-		if (old & FROZEN)
-			return -1;
-		if (old == 0 &&
-		    atomic_compare_exchange_strong_explicit(slot, &old, word,
-							    memory_order_release,
-							    memory_order_relaxed))
-			return 1;
-		if (old & FROZEN)       /* frozen as we tried */
-			return -1;
+			if (old & FROZEN)
+				return -1;
+			if (old == 0) {
+				empty[b]++;
+			} else if (drop_stale && holds(old, &p, continuation) &&
+				   atomic_compare_exchange_strong_explicit(
+					   slot, &old, 0, memory_order_acquire,
+					   memory_order_relaxed)) {
+				atomic_store_explicit(&record_of(old)->continuation, 0,
+						      memory_order_relaxed);
+				atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
+				empty[b]++;
+			}
+		}
+		if (p.bucket[1] == p.bucket[0])
+			break;
+	}
+	if (!empty[0] && !empty[1])
+		return 0;
+	/* The emptier first; the other if others filled it meanwhile. */
+	for (pass = 0; pass < 2; pass++) {
+		b = (empty[1] > empty[0]) ^ pass;
+		for (i = 0; i < BUCKET; i++) {
+			_Atomic uintptr_t *slot = &t->slots[p.bucket[b] + i];
+			uintptr_t old = 0;
+
+			if (atomic_compare_exchange_strong_explicit(slot, &old, word,
+								    memory_order_release,
+								    memory_order_relaxed))
+				return 1;
+			if (old & FROZEN)
+				return -1;
+		}
 	}
 	return 0;
 }
 
-/* Moves one slot of `old` into `t` (see above). */
+/* Moves one slot of `t`'s older table into `t` (see above). */
 static void migrate_slot(struct table *t, _Atomic uintptr_t *slot)
 {
 	uintptr_t word = atomic_load_explicit(slot, memory_order_acquire);
@@ -246,120 +295,83 @@ static void migrate_slot(struct table *t, _Atomic uintptr_t *slot)
 						      memory_order_acq_rel,
 						      memory_order_acquire))
 		;
-	if (word) {
-		struct elt_invocation_record *r = record_of(word);
-		uint64_t hash = hash_of(atomic_load_explicit(&r->continuation,
-							     memory_order_relaxed));
-
-		/* The new table is twice as large: its window is less full
-		 * than the one the record leaves.  If it is full all the
-		 * same, the record is lost to its resume, and counted. */
-		if (insert_into(t, word_of(r, hash), hash) != 1) {
-			atomic_store_explicit(&r->continuation, 0, memory_order_relaxed);
-			atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);
-		}
+	/* The new table is twice as large, so its buckets are about half as
+	 * full as the one the record leaves.  If both are full all the same,
+	 * the record is lost to its resume, and counted. */
+	if (word && insert_into(t, record_of(word), 0) != 1) {
+		atomic_store_explicit(&record_of(word)->continuation, 0, memory_order_relaxed);
+		atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);
 	}
 	atomic_store_explicit(slot, FROZEN, memory_order_release);
 }
 
 /* While `t` has an older table: moves the next MIGRATE_STEP of its slots,
- * and detaches it once all have moved. */
-static void help_migrate(struct table *t)
+ * and detaches it once all have moved.  0: nothing left to claim. */
+static int help_migrate(struct table *t)
 {
 	struct table *old = atomic_load_explicit(&t->older, memory_order_acquire);
 	size_t size, from, i, n;
 
 	if (!old)
-		return;
+		return 0;
 	size = old->mask + 1;
 	from = atomic_fetch_add_explicit(&t->migrate_next, MIGRATE_STEP,
 					 memory_order_relaxed);
 	if (from >= size)
-		return;                 /* all claimed; their movers finish */
+		return 0;               /* all claimed; their movers finish */
 	n = size - from < MIGRATE_STEP ? size - from : MIGRATE_STEP;
 	for (i = 0; i < n; i++)
 		migrate_slot(t, &old->slots[from + i]);
 	if (atomic_fetch_add_explicit(&t->migrated, n, memory_order_acq_rel) + n == size)
 		atomic_store_explicit(&t->older, NULL, memory_order_release);
+	return 1;
 }
 
-/* Maps a table twice the size of the full `t` and makes it current.
- * Returns 0 when none could be (out of memory, or another thread is
- * mapping one: the caller then counts its suspension unpublished or
- * tries again). */
-static int grow_table(struct table *t)
+/* `t` is full for some continuation: moves its older table out first, or
+ * makes a table twice as large current.  0 when out of memory. */
+static int make_room(struct table *t)
 {
 	size_t slots = (t->mask + 1) * 2;
 	struct table *bigger, *expected = t;
 
-	if (atomic_load_explicit(&t->older, memory_order_acquire))
-		return 0;               /* still migrating into t */
-	if (atomic_flag_test_and_set_explicit(&growing, memory_order_acquire))
-		return 0;
-	if (atomic_load_explicit(&current_table, memory_order_acquire) != t) {
-		atomic_flag_clear_explicit(&growing, memory_order_release);
-		return 1;               /* grown meanwhile */
+	if (atomic_load_explicit(&t->older, memory_order_acquire)) {
+		if (!help_migrate(t))
+			sched_yield();  /* others finish their chunks */
+		return 1;
 	}
-	bigger = map_table(slots);
-	if (bigger) {
+	if (atomic_flag_test_and_set_explicit(&growing, memory_order_acquire)) {
+		sched_yield();          /* another thread maps the next one */
+		return 1;
+	}
+	bigger = NULL;
+	if (atomic_load_explicit(&current_table, memory_order_acquire) == t &&
+	    (bigger = map_table(slots))) {
 		atomic_store_explicit(&bigger->older, t, memory_order_relaxed);
 		atomic_compare_exchange_strong_explicit(&current_table, &expected, bigger,
 							memory_order_acq_rel,
 							memory_order_relaxed);
+	} else if (expected == t) {
+		expected = NULL;        /* out of memory */
 	}
 	atomic_flag_clear_explicit(&growing, memory_order_release);
-	return bigger != NULL;
-}
-
-/* A record of the same continuation still in `t`'s window belongs to an
- * invocation that never resumed, whose continuation the runtime has now
- * reused: it can no longer be resumed, so it is removed (it stays live,
- * counted as abandoned) rather than confused with the new one. */
-static void drop_stale(struct table *t, uintptr_t continuation, uint64_t hash)
-{
-	uintptr_t tag = (uintptr_t)(hash >> 61) << TAG_SHIFT;
-	size_t w = window_of(t, hash), i;
-
-	for (i = 0; i < WINDOW; i++) {
-		_Atomic uintptr_t *slot = &t->slots[(w + i) & t->mask];
-		uintptr_t word = atomic_load_explicit(slot, memory_order_acquire);
-		struct elt_invocation_record *old = record_of(word);
-
-		if (!old || (word & (TAG_MASK | FROZEN)) != tag ||
-		    atomic_load_explicit(&old->continuation, memory_order_relaxed) !=
-		    continuation)
-			continue;
-		if (atomic_compare_exchange_strong_explicit(slot, &word, 0,
-							    memory_order_acquire,
-							    memory_order_relaxed)) {
-			atomic_store_explicit(&old->continuation, 0, memory_order_relaxed);
-			atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
-		}
-	}
+	return bigger || expected != NULL;
 }
 
 /* A suspension: `r` waits in the table under `continuation`. */
 static void publish(struct elt_invocation_record *r, uintptr_t continuation)
 {
-	uint64_t hash = hash_of(continuation);
-	uintptr_t word = word_of(r, hash);
 	struct table *t;
-	int tries;
 
 	atomic_store_explicit(&r->continuation, continuation, memory_order_relaxed);
-	for (tries = 0; tries < 64; tries++) {
+	while ((t = table_now())) {
 		int placed;
 
-		if (!(t = table_now()))
-			break;
 		help_migrate(t);
-		drop_stale(t, continuation, hash);
-		placed = insert_into(t, word, hash);
+		placed = insert_into(t, r, 1);
 		if (placed == 1)
 			return;
-		if (placed == 0 && !grow_table(t) &&
-		    !atomic_load_explicit(&t->older, memory_order_acquire))
-			sched_yield();  /* another thread maps the next one */
+		if (placed == 0 && !make_room(t))
+			break;
 	}
 	atomic_store_explicit(&r->continuation, 0, memory_order_relaxed);
 	atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);
@@ -368,33 +380,35 @@ static void publish(struct elt_invocation_record *r, uintptr_t continuation)
 /* What a scan of one table found. */
 enum scan { SCAN_MISS, SCAN_TAKEN, SCAN_MOVING };
 
-static enum scan take_from(struct table *t, uintptr_t continuation, uint64_t hash,
+static enum scan take_from(struct table *t, uintptr_t continuation,
 			   elt_function_id function, struct elt_invocation_record **out)
 {
-	uintptr_t tag = (uintptr_t)(hash >> 61) << TAG_SHIFT;
-	size_t w = window_of(t, hash), i;
+	struct place p = place_of(t, continuation);
 	enum scan found = SCAN_MISS;
+	unsigned b, i;
 
-	for (i = 0; i < WINDOW; i++) {
-		_Atomic uintptr_t *slot = &t->slots[(w + i) & t->mask];
-		uintptr_t word = atomic_load_explicit(slot, memory_order_acquire);
-		struct elt_invocation_record *r = record_of(word);
+	for (b = 0; b < 2; b++) {
+		for (i = 0; i < BUCKET; i++) {
+			_Atomic uintptr_t *slot = &t->slots[p.bucket[b] + i];
+			uintptr_t word = atomic_load_explicit(slot, memory_order_acquire);
+			struct elt_invocation_record *r = record_of(word);
 
-		if (!r || (word & TAG_MASK) != tag ||
-		    atomic_load_explicit(&r->continuation, memory_order_relaxed) !=
-		    continuation ||
-		    atomic_load_explicit(&r->function, memory_order_relaxed) != function)
-			continue;
-		if (word & FROZEN) {
-			found = SCAN_MOVING;
-			continue;
+			if (!holds(word & ~FROZEN, &p, continuation) ||
+			    atomic_load_explicit(&r->function, memory_order_relaxed) != function)
+				continue;
+			if (word & FROZEN) {
+				found = SCAN_MOVING;
+				continue;
+			}
+			if (atomic_compare_exchange_strong_explicit(slot, &word, 0,
+								    memory_order_acquire,
+								    memory_order_relaxed)) {
+				*out = r;
+				return SCAN_TAKEN;
+			}
 		}
-		if (atomic_compare_exchange_strong_explicit(slot, &word, 0,
-							    memory_order_acquire,
-							    memory_order_relaxed)) {
-			*out = r;
-			return SCAN_TAKEN;
-		}
+		if (p.bucket[1] == p.bucket[0])
+			break;
 	}
 	return found;
 }
@@ -404,7 +418,6 @@ static enum scan take_from(struct table *t, uintptr_t continuation, uint64_t has
 static struct elt_invocation_record *take(uintptr_t continuation,
 					  elt_function_id function)
 {
-	uint64_t hash = hash_of(continuation);
 	struct elt_invocation_record *r;
 	struct table *t, *old;
 	enum scan s;
@@ -413,9 +426,9 @@ static struct elt_invocation_record *take(uintptr_t continuation,
 		if (!(t = atomic_load_explicit(&current_table, memory_order_acquire)))
 			return NULL;
 		old = atomic_load_explicit(&t->older, memory_order_acquire);
-		s = old ? take_from(old, continuation, hash, function, &r) : SCAN_MISS;
+		s = old ? take_from(old, continuation, function, &r) : SCAN_MISS;
 		if (s == SCAN_MISS)
-			s = take_from(t, continuation, hash, function, &r);
+			s = take_from(t, continuation, function, &r);
 		if (s == SCAN_TAKEN) {
 			/* Reused and published again meanwhile? */
 			if (atomic_load_explicit(&r->continuation, memory_order_relaxed) ==
