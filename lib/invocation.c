@@ -108,7 +108,7 @@ static void unmap(void *p, size_t size)
  * tombstones, so churn never fills the table), and a lookup never follows
  * a chain: two buckets, always.
  *
- * A slot's word: 0 (empty), or a record's address with three bits of the
+ * A slot's word: 0 (empty), or a record's address with four bits of the
  * continuation's hash (TAG_MASK, below the record's alignment) so that a
  * resume dereferences, in expectation, only its own record; FROZEN marks a
  * slot that a migration has passed (below).
@@ -144,8 +144,8 @@ static void unmap(void *p, size_t size)
  * error, the record is put back).
  */
 #define FROZEN ((uintptr_t)1)
-#define TAG_SHIFT 2
-#define TAG_MASK ((uintptr_t)7 << TAG_SHIFT)
+#define TAG_SHIFT 1
+#define TAG_MASK ((uintptr_t)15 << TAG_SHIFT)
 #define BUCKET 16
 #define MIN_TABLE_BITS 16
 #define MIGRATE_STEP 1024
@@ -176,7 +176,7 @@ static inline struct place place_of(const struct table *t, uintptr_t continuatio
 
 	return (struct place){
 		.bucket = { (size_t)(h1 >> 32) & buckets, (size_t)(h2 >> 32) & buckets },
-		.tag = (uintptr_t)(h1 >> 61) << TAG_SHIFT,
+		.tag = (uintptr_t)(h1 >> 60) << TAG_SHIFT,
 	};
 }
 
@@ -203,6 +203,13 @@ static size_t table_bytes(size_t slots)
 static struct table *map_table(size_t slots)
 {
 	struct table *t = map_zeroed(table_bytes(slots));
+
+#if defined(MADV_HUGEPAGE)
+	/* Every access is at a random place: with 4 KiB pages, beyond a few
+	 * megabytes each one also misses the TLB.  Only a hint. */
+	if (t && table_bytes(slots) >= ((size_t)2 << 20))
+		madvise(t, table_bytes(slots), MADV_HUGEPAGE);
+#endif
 
 	if (t)
 		t->mask = slots - 1;
