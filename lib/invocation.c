@@ -149,6 +149,9 @@ static void unmap(void *p, size_t size)
 #define BUCKET 16
 #define MIN_TABLE_BITS 16
 #define MIGRATE_STEP 1024
+_Static_assert((FROZEN | TAG_MASK) < ELT_RECORD_ALIGN &&
+	       _Alignof(struct elt_invocation_record) == ELT_RECORD_ALIGN,
+	       "a slot's tag and mark fit below a record's alignment");
 
 struct table {
 	size_t mask;                            /* slots - 1 */

@@ -36,10 +36,9 @@ struct elt_invocation_record {
 	void *slots[ELT_MAX_PLUGINS];
 } __attribute__((aligned(ELT_RECORD_ALIGN)));
 
-/* A continuation-table slot holds a record's address with a few bits of
- * its continuation's hash in the low bits the alignment leaves free
- * (invocation.c). */
-_Static_assert(ELT_RECORD_ALIGN >= 32, "records leave 5 low bits free");
+/* Aligned so that a continuation-table slot can hold a record's address
+ * and, in the low bits the alignment leaves free, a few bits of its
+ * continuation's hash (invocation.c). */
 
 /* Records are carved from mapped chunks by batches (invocation.c); a
  * thread keeping more free records than ELT_MAX_FREE_RECORDS gives a
