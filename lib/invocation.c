@@ -7,24 +7,38 @@
  * that ends the segment pops.  The stack gives a new call its parent and
  * tells a Leave which invocation it ends.  A suspension moves its
  * invocation into a record and publishes the record under the
- * continuation it returns, in a lock-free table; the resume that receives
- * that continuation takes the record out, on whatever thread.
+ * continuation it returns, in a lock-free table that grows; the resume
+ * that receives that continuation takes the record out, on whatever
+ * thread.
  *
- * The common path neither locks nor allocates: ids come from the
- * thread's block of ids (one shared atomic add per ID_BLOCK calls),
- * counters are the thread's own, records come from the thread's free
- * list.  Rare paths may: a free list that must be refilled or that grew
- * too long (pool_lock, once per ELT_RECORDS_PER_BLOCK records), a shadow
- * stack that must grow (realloc), a resume that arrives before the Leave
- * of its suspension (it waits, see take_waiting()).
+ * The segment path never locks and never calls malloc, so that a signal
+ * handler may report segments even when it interrupted malloc or this
+ * very code (doc/runtime.md, "Invocations: memory and guarantees"):
+ *  - ids come from the thread's block of ids (one shared atomic add per
+ *    ID_BLOCK calls), counters are the thread's own;
+ *  - records come from the thread's free list, refilled a batch at a time
+ *    from batches other threads gave back (a lock-free stack) or carved
+ *    from chunks mapped with mmap (a system call, no lock in libc);
+ *  - the shadow stack and the continuation table are mapped too, and
+ *    grow by mapping a larger one;
+ *  - what can set errno (mmap, clock_gettime, sched_yield) is bracketed
+ *    by a save and a restore of it.
+ * The same thread never re-enters this file: dispatch() raises
+ * elt_in_callback before calling in and ignores segments while it is up,
+ * which includes a signal handler's interrupting us.
  */
 #include "invocation.h"
 
-#include <pthread.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(_WIN32)
+# include <windows.h>
+#else
+# include <sys/mman.h>
+#endif
 
 /* elt_invocation_end() tells a Leave from an Enter by this order. */
 _Static_assert(ELT_SEGMENT_CALL == 0 && ELT_SEGMENT_RESUME == 1 &&
@@ -33,16 +47,7 @@ _Static_assert(ELT_SEGMENT_CALL == 0 && ELT_SEGMENT_RESUME == 1 &&
 	       ELT_SEGMENT_TAILCALL > ELT_SEGMENT_RESUME,
 	       "segment kinds: Enter kinds first");
 
-/* Records are allocated by blocks and never freed: a resume scanning the
- * table may read a record that another thread has just taken and reused. */
-struct record_block {
-	struct record_block *next;
-	struct elt_invocation_record records[ELT_RECORDS_PER_BLOCK];
-};
-
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct record_block *blocks;             /* all of them, for enumeration */
-static struct elt_invocation_record *spare;     /* free records no thread holds */
+struct elt_async_shard elt_async_shards[ELT_ASYNC_SHARDS];
 
 #define ID_BLOCK 1024
 static _Atomic uint64_t next_id_block = 1;     /* ids start at 1: 0 is "none" */
@@ -55,80 +60,367 @@ static _Atomic uint64_t orphan_resumes, early_resumes, unbalanced_leaves,
  * list locked, like the per-thread counters are summed. */
 static _Atomic uint64_t exited_started, exited_completed;
 
-/* How long a resume waits for the Leave that publishes its continuation;
- * $ASYNCELT_RESUME_WAIT_MS. */
+/* How long a resume waits, at most, for the Leave that publishes its
+ * continuation; $ASYNCELT_RESUME_WAIT_MS. */
 #define DEFAULT_RESUME_WAIT_MS 50
 #define MAX_RESUME_WAIT_MS 10000
 static long resume_wait_ns = DEFAULT_RESUME_WAIT_MS * 1000000L;
 
+/* --- zeroed memory without malloc ----------------------------------------
+ *
+ * Anonymous mappings come zeroed, need no lock in libc, and can be asked
+ * for from a signal handler in practice (mmap is a bare system call on
+ * every libc we build with, though POSIX does not list it as
+ * async-signal-safe).  Only whole chunks are mapped: records, shadow
+ * stacks and tables, never a single small object. */
+static void *map_zeroed(size_t size)
+{
+#if defined(_WIN32)
+	return VirtualAlloc(NULL, size, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+#else
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+static void unmap(void *p, size_t size)
+{
+#if defined(_WIN32)
+	(void)size;
+	VirtualFree(p, 0, MEM_RELEASE);
+#else
+	munmap(p, size);
+#endif
+}
+
 /* --- the continuation table ----------------------------------------------
  *
- * Suspended invocations by continuation.  A slot holds a record (whose
- * `continuation` is the key) or NULL.  A continuation lives in one of the
- * WINDOW slots from its hash: bounded probes, so a removal may leave a hole
- * (no tombstones, no clean-up) and every operation costs at most WINDOW
- * loads.  A suspension that finds no room in its window is counted
- * (unpublished): its resume becomes an orphan.  Insertion and removal are
- * one compare-and-swap each; the swap that publishes releases what the
- * suspending segment wrote (its plugins' slots), the one that takes
- * acquires it.
+ * Suspended invocations by continuation: open addressing in a power-of-two
+ * array of words, with two choices.  A continuation may live in either of
+ * two buckets of BUCKET slots (two cache lines on a 64-bit port), named by
+ * two independent hashes: a suspension takes an empty slot of the emptier
+ * one, a resume scans both.  Choosing the emptier of two keeps the fullest
+ * bucket within a few slots of the average (where a single window, as in
+ * linear probing, overflows at half load among a million), so a table is
+ * about 70% full before it must grow.  A taken slot is simply emptied (no
+ * tombstones, so churn never fills the table), and a lookup never follows
+ * a chain: two buckets, always.
+ *
+ * A slot's word: 0 (empty), or a record's address with four bits of the
+ * continuation's hash (TAG_MASK, below the record's alignment) so that a
+ * resume dereferences, in expectation, only its own record; FROZEN marks a
+ * slot that a migration has passed (below).
+ *
+ * Growth.  A suspension that finds both its buckets full maps a table
+ * twice as large and makes it current; the old one hangs from it
+ * (`older`) until its entries have moved.  Every suspension while a
+ * migration runs first moves a chunk of MIGRATE_STEP slots (claimed with
+ * one atomic add), so the work is spread and nobody waits for it.  A slot
+ * moves in three steps: its word gets FROZEN (a compare-and-swap; from
+ * then on no resume can take it and no suspension can fill it), its
+ * record is inserted into the new table, and the slot becomes a bare
+ * FROZEN.  A resume scans the old table first, then the new, then checks
+ * that the current table did not change meanwhile (else it scans again):
+ * an entry only ever moves from old to new, so it cannot be missed.
+ * Meeting a frozen record of its own continuation, a resume yields until
+ * the move is done: the one place where a resume may wait for another
+ * thread, for the few instructions of one insertion.
+ *
+ * Old tables are never unmapped, since a resume may still be scanning
+ * one; together they are smaller than the current one.  Measured costs
+ * are in doc/runtime.md.
+ *
+ * Memory order.  A suspension writes the record (its fields, the
+ * plugins' slots) and then stores its word with release; a resume loads
+ * the word with acquire before it reads the record's key, and takes it
+ * with an acquire compare-and-swap: on the weakly ordered ports (aarch64,
+ * arm, ppc64le, riscv64) that is what makes the record's contents, and
+ * everything the suspending segment did, visible to the resuming thread.
+ * The key read may be stale when the record was reused meanwhile: the
+ * compare-and-swap then still succeeds only if the slot holds the same
+ * word, and the resume checks the key again after taking (taken in
+ * error, the record is put back).
  */
-#define TABLE_BITS 16
-#define TABLE_SIZE (1u << TABLE_BITS)
-#define WINDOW 32
-static struct elt_invocation_record *_Atomic suspended[TABLE_SIZE];
+#define FROZEN ((uintptr_t)1)
+#define TAG_SHIFT 1
+#define TAG_MASK ((uintptr_t)15 << TAG_SHIFT)
+#define BUCKET 16
+#define MIN_TABLE_BITS 16
+#define MIGRATE_STEP 1024
+_Static_assert((FROZEN | TAG_MASK) < ELT_RECORD_ALIGN &&
+	       _Alignof(struct elt_invocation_record) == ELT_RECORD_ALIGN,
+	       "a slot's tag and mark fit below a record's alignment");
 
-static inline uint32_t table_hash(uintptr_t continuation)
+struct table {
+	size_t mask;                            /* slots - 1 */
+	struct table *_Atomic older;            /* being emptied into this one */
+	_Atomic size_t migrate_next, migrated;  /* in the older table */
+	_Atomic uintptr_t slots[];
+};
+
+static struct table *_Atomic current_table;
+/* A table is being mapped: one thread maps, the others wait for it. */
+static atomic_flag growing = ATOMIC_FLAG_INIT;
+
+/* Where a continuation may live in a table: two buckets and a tag. */
+struct place {
+	size_t bucket[2];
+	uintptr_t tag;
+};
+
+static inline struct place place_of(const struct table *t, uintptr_t continuation)
 {
-	return (uint32_t)(((uint64_t)continuation * 0x9e3779b97f4a7c15ull) >>
-			  (64 - TABLE_BITS));
+	uint64_t k = continuation;
+	uint64_t h1 = k * 0x9e3779b97f4a7c15ull;
+	uint64_t h2 = (k ^ (k >> 29)) * 0xbf58476d1ce4e5b9ull;
+	size_t buckets = t->mask & ~(size_t)(BUCKET - 1);
+
+	return (struct place){
+		.bucket = { (size_t)(h1 >> 32) & buckets, (size_t)(h2 >> 32) & buckets },
+		.tag = (uintptr_t)(h1 >> 60) << TAG_SHIFT,
+	};
 }
 
-static inline struct elt_invocation_record *_Atomic *table_slot(uint32_t h, uint32_t i)
+static inline struct elt_invocation_record *record_of(uintptr_t word)
 {
-	return &suspended[(h + i) & (TABLE_SIZE - 1)];
+	return (struct elt_invocation_record *)(word & ~(uintptr_t)(ELT_RECORD_ALIGN - 1));
 }
 
-static inline uintptr_t key_of(const struct elt_invocation_record *r)
+/* The record in `word` if it is published (not frozen) under `p`'s tag
+ * and this continuation. */
+static inline int holds(uintptr_t word, const struct place *p, uintptr_t continuation)
 {
-	return atomic_load_explicit(&r->continuation, memory_order_relaxed);
+	struct elt_invocation_record *r = record_of(word);
+
+	return r && (word & (TAG_MASK | FROZEN)) == p->tag &&
+	       atomic_load_explicit(&r->continuation, memory_order_relaxed) == continuation;
 }
 
-/* A suspension.  An entry under the same continuation that is still there
- * belongs to an invocation that never resumed, whose continuation the
- * runtime has now reused: that one can no longer be resumed, so it is
- * removed (it stays live, counted as abandoned) rather than confused with
- * the new one. */
-static void publish(struct elt_invocation_record *r, uintptr_t continuation)
+static size_t table_bytes(size_t slots)
 {
-	uint32_t h = table_hash(continuation), i;
-	int placed = 0;
+	return sizeof(struct table) + slots * sizeof(uintptr_t);
+}
 
-	atomic_store_explicit(&r->continuation, continuation, memory_order_relaxed);
-	for (i = 0; i < WINDOW; i++) {
-		struct elt_invocation_record *_Atomic *slot = table_slot(h, i);
-		struct elt_invocation_record *old =
-			atomic_load_explicit(slot, memory_order_relaxed);
+static struct table *map_table(size_t slots)
+{
+	struct table *t = map_zeroed(table_bytes(slots));
 
-		if (!old && !placed &&
-		    atomic_compare_exchange_strong_explicit(slot, &old, r,
-							    memory_order_release,
-							    memory_order_relaxed)) {
-			placed = 1;
-			continue;
+#if defined(MADV_HUGEPAGE)
+	/* Every access is at a random place: with 4 KiB pages, beyond a few
+	 * megabytes each one also misses the TLB.  Only a hint. */
+	if (t && table_bytes(slots) >= ((size_t)2 << 20))
+		madvise(t, table_bytes(slots), MADV_HUGEPAGE);
+#endif
+
+	if (t)
+		t->mask = slots - 1;
+	return t;
+}
+
+/* The table, mapped on the first suspension; NULL when out of memory. */
+static struct table *table_now(void)
+{
+	struct table *t = atomic_load_explicit(&current_table, memory_order_acquire);
+	struct table *fresh;
+
+	if (ELT_LIKELY(t))
+		return t;
+	if (!(fresh = map_table((size_t)1 << MIN_TABLE_BITS)))
+		return NULL;
+	if (!atomic_compare_exchange_strong_explicit(&current_table, &t, fresh,
+						     memory_order_acq_rel,
+						     memory_order_acquire)) {
+		unmap(fresh, table_bytes((size_t)1 << MIN_TABLE_BITS));
+		return t;
+	}
+	return fresh;
+}
+
+/*
+ * Puts `r` (whose continuation is set) into the emptier of its buckets in
+ * `t`: 1, or 0 when both are full, or -1 when `t` is frozen there (no
+ * longer current: try again).  With `drop_stale`, a record of the same
+ * continuation met on the way belongs to an invocation that never
+ * resumed, whose continuation the runtime has now reused: it can no
+ * longer be resumed, so it is removed (it stays live, counted as
+ * abandoned) rather than confused with the new one.
+ */
+static int insert_into(struct table *t, struct elt_invocation_record *r, int drop_stale)
+{
+	uintptr_t continuation = atomic_load_explicit(&r->continuation, memory_order_relaxed);
+	struct place p = place_of(t, continuation);
+	uintptr_t word = (uintptr_t)r | p.tag;
+	unsigned empty[2] = { 0, 0 }, b, i, pass;
+
+	for (b = 0; b < 2; b++) {
+		for (i = 0; i < BUCKET; i++) {
+			_Atomic uintptr_t *slot = &t->slots[p.bucket[b] + i];
+			uintptr_t old = atomic_load_explicit(slot, memory_order_acquire);
+
+			if (old & FROZEN)
+				return -1;
+			if (old == 0) {
+				empty[b]++;
+			} else if (drop_stale && holds(old, &p, continuation) &&
+				   atomic_compare_exchange_strong_explicit(
+					   slot, &old, 0, memory_order_acquire,
+					   memory_order_relaxed)) {
+				atomic_store_explicit(&record_of(old)->continuation, 0,
+						      memory_order_relaxed);
+				atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
+				empty[b]++;
+			}
 		}
-		if (old && old != r && key_of(old) == continuation &&
-		    atomic_compare_exchange_strong_explicit(slot, &old, NULL,
-							    memory_order_acquire,
-							    memory_order_relaxed)) {
-			atomic_store_explicit(&old->continuation, 0, memory_order_relaxed);
-			atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
+		if (p.bucket[1] == p.bucket[0])
+			break;
+	}
+	if (!empty[0] && !empty[1])
+		return 0;
+	/* The emptier first; the other if others filled it meanwhile. */
+	for (pass = 0; pass < 2; pass++) {
+		b = (empty[1] > empty[0]) ^ pass;
+		for (i = 0; i < BUCKET; i++) {
+			_Atomic uintptr_t *slot = &t->slots[p.bucket[b] + i];
+			uintptr_t old = 0;
+
+			if (atomic_compare_exchange_strong_explicit(slot, &old, word,
+								    memory_order_release,
+								    memory_order_relaxed))
+				return 1;
+			if (old & FROZEN)
+				return -1;
 		}
 	}
-	if (ELT_UNLIKELY(!placed)) {
-		atomic_store_explicit(&r->continuation, 0, memory_order_relaxed);
+	return 0;
+}
+
+/* Moves one slot of `t`'s older table into `t` (see above). */
+static void migrate_slot(struct table *t, _Atomic uintptr_t *slot)
+{
+	uintptr_t word = atomic_load_explicit(slot, memory_order_acquire);
+
+	while (!atomic_compare_exchange_weak_explicit(slot, &word, word | FROZEN,
+						      memory_order_acq_rel,
+						      memory_order_acquire))
+		;
+	/* The new table is twice as large, so its buckets are about half as
+	 * full as the one the record leaves.  If both are full all the same,
+	 * the record is lost to its resume, and counted. */
+	if (word && insert_into(t, record_of(word), 0) != 1) {
+		atomic_store_explicit(&record_of(word)->continuation, 0, memory_order_relaxed);
 		atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);
 	}
+	atomic_store_explicit(slot, FROZEN, memory_order_release);
+}
+
+/* While `t` has an older table: moves the next MIGRATE_STEP of its slots,
+ * and detaches it once all have moved.  0: nothing left to claim. */
+static int help_migrate(struct table *t)
+{
+	struct table *old = atomic_load_explicit(&t->older, memory_order_acquire);
+	size_t size, from, i, n;
+
+	if (!old)
+		return 0;
+	size = old->mask + 1;
+	from = atomic_fetch_add_explicit(&t->migrate_next, MIGRATE_STEP,
+					 memory_order_relaxed);
+	if (from >= size)
+		return 0;               /* all claimed; their movers finish */
+	n = size - from < MIGRATE_STEP ? size - from : MIGRATE_STEP;
+	for (i = 0; i < n; i++)
+		migrate_slot(t, &old->slots[from + i]);
+	if (atomic_fetch_add_explicit(&t->migrated, n, memory_order_acq_rel) + n == size)
+		atomic_store_explicit(&t->older, NULL, memory_order_release);
+	return 1;
+}
+
+/* `t` is full for some continuation: moves its older table out first, or
+ * makes a table twice as large current.  0 when out of memory. */
+static int make_room(struct table *t)
+{
+	size_t slots = (t->mask + 1) * 2;
+	struct table *bigger, *expected = t;
+
+	if (atomic_load_explicit(&t->older, memory_order_acquire)) {
+		if (!help_migrate(t))
+			sched_yield();  /* others finish their chunks */
+		return 1;
+	}
+	if (atomic_flag_test_and_set_explicit(&growing, memory_order_acquire)) {
+		sched_yield();          /* another thread maps the next one */
+		return 1;
+	}
+	bigger = NULL;
+	if (atomic_load_explicit(&current_table, memory_order_acquire) == t &&
+	    (bigger = map_table(slots))) {
+		atomic_store_explicit(&bigger->older, t, memory_order_relaxed);
+		atomic_compare_exchange_strong_explicit(&current_table, &expected, bigger,
+							memory_order_acq_rel,
+							memory_order_relaxed);
+	} else if (expected == t) {
+		expected = NULL;        /* out of memory */
+	}
+	atomic_flag_clear_explicit(&growing, memory_order_release);
+	return bigger || expected != NULL;
+}
+
+/* A suspension: `r` waits in the table under `continuation`. */
+static void publish(struct elt_invocation_record *r, uintptr_t continuation)
+{
+	struct table *t;
+
+	atomic_store_explicit(&r->continuation, continuation, memory_order_relaxed);
+	while ((t = table_now())) {
+		int placed;
+
+		help_migrate(t);
+		placed = insert_into(t, r, 1);
+		if (placed == 1)
+			return;
+		if (placed == 0 && !make_room(t))
+			break;
+	}
+	atomic_store_explicit(&r->continuation, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);
+}
+
+/* What a scan of one table found. */
+enum scan { SCAN_MISS, SCAN_TAKEN, SCAN_MOVING };
+
+static enum scan take_from(struct table *t, uintptr_t continuation,
+			   elt_function_id function, struct elt_invocation_record **out)
+{
+	struct place p = place_of(t, continuation);
+	enum scan found = SCAN_MISS;
+	unsigned b, i;
+
+	for (b = 0; b < 2; b++) {
+		for (i = 0; i < BUCKET; i++) {
+			_Atomic uintptr_t *slot = &t->slots[p.bucket[b] + i];
+			uintptr_t word = atomic_load_explicit(slot, memory_order_acquire);
+			struct elt_invocation_record *r = record_of(word);
+
+			if (!holds(word & ~FROZEN, &p, continuation) ||
+			    atomic_load_explicit(&r->function, memory_order_relaxed) != function)
+				continue;
+			if (word & FROZEN) {
+				found = SCAN_MOVING;
+				continue;
+			}
+			if (atomic_compare_exchange_strong_explicit(slot, &word, 0,
+								    memory_order_acquire,
+								    memory_order_relaxed)) {
+				*out = r;
+				return SCAN_TAKEN;
+			}
+		}
+		if (p.bucket[1] == p.bucket[0])
+			break;
+	}
+	return found;
 }
 
 /* The suspended invocation of `function` waiting under `continuation`,
@@ -136,24 +428,35 @@ static void publish(struct elt_invocation_record *r, uintptr_t continuation)
 static struct elt_invocation_record *take(uintptr_t continuation,
 					  elt_function_id function)
 {
-	uint32_t h = table_hash(continuation), i;
+	struct elt_invocation_record *r;
+	struct table *t, *old;
+	enum scan s;
 
-	for (i = 0; i < WINDOW; i++) {
-		struct elt_invocation_record *_Atomic *slot = table_slot(h, i);
-		struct elt_invocation_record *r =
-			atomic_load_explicit(slot, memory_order_relaxed);
-
-		if (!r || key_of(r) != continuation ||
-		    atomic_load_explicit(&r->function, memory_order_relaxed) != function)
+	for (;;) {
+		if (!(t = atomic_load_explicit(&current_table, memory_order_acquire)))
+			return NULL;
+		old = atomic_load_explicit(&t->older, memory_order_acquire);
+		s = old ? take_from(old, continuation, function, &r) : SCAN_MISS;
+		if (s == SCAN_MISS)
+			s = take_from(t, continuation, function, &r);
+		if (s == SCAN_TAKEN) {
+			/* Reused and published again meanwhile? */
+			if (atomic_load_explicit(&r->continuation, memory_order_relaxed) ==
+			    continuation &&
+			    atomic_load_explicit(&r->function, memory_order_relaxed) ==
+			    function)
+				break;
+			publish(r, atomic_load_explicit(&r->continuation,
+							memory_order_relaxed));
 			continue;
-		if (atomic_compare_exchange_strong_explicit(slot, &r, NULL,
-							    memory_order_acquire,
-							    memory_order_relaxed)) {
-			atomic_store_explicit(&r->continuation, 0, memory_order_relaxed);
-			return r;
 		}
+		if (s == SCAN_MOVING)
+			sched_yield();
+		else if (atomic_load_explicit(&current_table, memory_order_acquire) == t)
+			return NULL;
 	}
-	return NULL;
+	atomic_store_explicit(&r->continuation, 0, memory_order_relaxed);
+	return r;
 }
 
 /*
@@ -161,11 +464,19 @@ static struct elt_invocation_record *take(uintptr_t continuation,
  * its suspension: a multithreaded dispatcher can run the continuation as
  * soon as the runtime has it, before the suspending thread's Leave helper
  * (and our publish, which follows that Leave's callbacks) is done.  The
- * resume then waits, yielding, up to resume_wait_ns, so that it gets the
- * same id and its callbacks run after the suspension's.  Only a
- * continuation never seen suspending waits the whole time (once, then it
- * is an orphan); the wait is the one system call (sched_yield) on this
- * path, and only on it.
+ * resume then waits, yielding, so that it gets the same id and its
+ * callbacks run after the suspension's.
+ *
+ * It waits only on evidence: the suspension it may be waiting for is a
+ * segment of an async function running now on another thread.  So it
+ * notes, per shard of threads, how many such segments run and how many
+ * have ended; once every shard has ended as many as it was running, none
+ * of those can publish any more, and the resume is an orphan.  With no
+ * async segment running elsewhere (a continuation of another runtime,
+ * one whose suspension was never seen or overflowed) it is one at once.
+ * The count is a lower bound on the wait, not an exact one: a shard whose
+ * threads end newer segments first lets go early, and the wait never
+ * exceeds resume_wait_ns in any case.
  */
 static long elapsed_ns(const struct timespec *from)
 {
@@ -175,57 +486,174 @@ static long elapsed_ns(const struct timespec *from)
 	return (now.tv_sec - from->tv_sec) * 1000000000L + (now.tv_nsec - from->tv_nsec);
 }
 
-static struct elt_invocation_record *take_waiting(uintptr_t continuation,
+struct evidence {
+	uint32_t running[ELT_ASYNC_SHARDS], ended[ELT_ASYNC_SHARDS];
+};
+
+/* Notes the segments running elsewhere now; 0 when there are none. */
+static int note_evidence(const struct elt_thread_invocations *self, struct evidence *ev)
+{
+	unsigned own = self->index % ELT_ASYNC_SHARDS, i;
+	int any = 0;
+
+	for (i = 0; i < ELT_ASYNC_SHARDS; i++) {
+		ev->ended[i] = atomic_load_explicit(&elt_async_shards[i].ended,
+						    memory_order_acquire);
+		ev->running[i] = atomic_load_explicit(&elt_async_shards[i].running,
+						      memory_order_relaxed);
+		if (i == own)   /* ours cannot end while we wait */
+			ev->running[i] -= ev->running[i] >= self->async_running
+				? self->async_running : ev->running[i];
+		any |= ev->running[i] != 0;
+	}
+	return any;
+}
+
+/* 1 while one of the noted segments may still be running. */
+static int evidence_holds(struct evidence *ev)
+{
+	unsigned i;
+
+	for (i = 0; i < ELT_ASYNC_SHARDS; i++) {
+		uint32_t ended;
+
+		if (!ev->running[i])
+			continue;
+		ended = atomic_load_explicit(&elt_async_shards[i].ended,
+					     memory_order_acquire);
+		if (ended - ev->ended[i] < ev->running[i])
+			return 1;
+		ev->running[i] = 0;
+	}
+	return 0;
+}
+
+static struct elt_invocation_record *take_waiting(const struct elt_thread_invocations *self,
+						  uintptr_t continuation,
 						  elt_function_id function)
 {
 	struct elt_invocation_record *r = take(continuation, function);
 	struct timespec start;
+	struct evidence ev;
+	int more;
 
-	if (ELT_LIKELY(r) || resume_wait_ns == 0)
+	if (ELT_LIKELY(r) || resume_wait_ns == 0 || !note_evidence(self, &ev))
 		return r;
 	atomic_fetch_add_explicit(&waiting_resumes, 1, memory_order_relaxed);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
 		sched_yield();
+		/* Read before the take: a segment seen ending has published. */
+		more = evidence_holds(&ev);
 		r = take(continuation, function);
-	} while (!r && elapsed_ns(&start) < resume_wait_ns);
+	} while (!r && more && elapsed_ns(&start) < resume_wait_ns);
 	if (r)
 		atomic_fetch_add_explicit(&early_resumes, 1, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&waiting_resumes, 1, memory_order_relaxed);
 	return r;
 }
 
-/* --- records and ids ----------------------------------------------------- */
+/* --- records ---------------------------------------------------------------
+ *
+ * Records are carved from chunks mapped once and never unmapped (a resume
+ * scanning the table may read a record another thread has just taken and
+ * reused, and elt_foreach_live_invocation walks them all).  A thread takes
+ * ELT_RECORDS_PER_BLOCK at a time; one that holds too many free ones
+ * gives a batch back to `spare_batches`, a lock-free stack: any thread
+ * pushes, and only the holder of `popping` pops, which is what keeps the
+ * pop free of the ABA problem (a batch cannot leave and come back between
+ * its reading the top and its compare-and-swap).  A thread that finds
+ * `popping` held carves from a chunk instead of waiting.
+ */
+#define CHUNK_RECORDS 4096
 
-/* Rare: this thread's free list is empty.  Records of exited threads (or
- * given back) first, else a new block. */
-static void refill(struct elt_thread_invocations *t)
+struct record_chunk {
+	struct record_chunk *next;              /* older chunks */
+	_Atomic uint32_t carved;                /* records handed out (may pass
+						   CHUNK_RECORDS) */
+	struct elt_invocation_record records[CHUNK_RECORDS];
+};
+
+static struct record_chunk *_Atomic chunks;     /* newest first */
+static struct elt_invocation_record *_Atomic spare_batches;
+static atomic_flag popping = ATOMIC_FLAG_INIT;
+
+static void push_batch(struct elt_invocation_record *first)
 {
-	struct record_block *b;
-	unsigned i;
+	struct elt_invocation_record *top =
+		atomic_load_explicit(&spare_batches, memory_order_relaxed);
 
-	pthread_mutex_lock(&pool_lock);
-	for (i = 0; spare && i < ELT_RECORDS_PER_BLOCK; i++) {
-		struct elt_invocation_record *r = spare;
-
-		spare = r->next_free;
-		r->next_free = t->free_records;
-		t->free_records = r;
-	}
-	t->free_count += i;
-	if (i == 0 && (b = calloc(1, sizeof(*b)))) {
-		b->next = blocks;
-		blocks = b;
-		for (i = 0; i < ELT_RECORDS_PER_BLOCK; i++) {
-			b->records[i].next_free = t->free_records;
-			t->free_records = &b->records[i];
-		}
-		t->free_count += ELT_RECORDS_PER_BLOCK;
-	}
-	pthread_mutex_unlock(&pool_lock);
+	do
+		first->next_batch = top;
+	while (!atomic_compare_exchange_weak_explicit(&spare_batches, &top, first,
+						      memory_order_release,
+						      memory_order_relaxed));
 }
 
-/* Gives `count` of this thread's free records to the spare list. */
+static struct elt_invocation_record *pop_batch(void)
+{
+	struct elt_invocation_record *top;
+
+	if (atomic_flag_test_and_set_explicit(&popping, memory_order_acquire))
+		return NULL;
+	top = atomic_load_explicit(&spare_batches, memory_order_acquire);
+	while (top && !atomic_compare_exchange_weak_explicit(&spare_batches, &top,
+							     top->next_batch,
+							     memory_order_acquire,
+							     memory_order_acquire))
+		;
+	atomic_flag_clear_explicit(&popping, memory_order_release);
+	return top;
+}
+
+/* Up to ELT_RECORDS_PER_BLOCK fresh records onto t's free list. */
+static void carve(struct elt_thread_invocations *t)
+{
+	for (;;) {
+		struct record_chunk *c = atomic_load_explicit(&chunks, memory_order_acquire);
+		struct record_chunk *fresh;
+		uint32_t from, i;
+
+		if (c && (from = atomic_fetch_add_explicit(&c->carved, ELT_RECORDS_PER_BLOCK,
+							   memory_order_relaxed)) <
+			 CHUNK_RECORDS) {
+			for (i = from; i < from + ELT_RECORDS_PER_BLOCK && i < CHUNK_RECORDS; i++) {
+				c->records[i].next_free = t->free_records;
+				t->free_records = &c->records[i];
+				t->free_count++;
+			}
+			return;
+		}
+		if (!(fresh = map_zeroed(sizeof(*fresh))))
+			return;
+		fresh->next = c;
+		if (!atomic_compare_exchange_strong_explicit(&chunks, &c, fresh,
+							     memory_order_release,
+							     memory_order_relaxed))
+			unmap(fresh, sizeof(*fresh));   /* another thread's is there */
+	}
+}
+
+/* Rare: this thread's free list is empty. */
+static void refill(struct elt_thread_invocations *t)
+{
+	struct elt_invocation_record *batch = pop_batch(), *r;
+
+	if (!batch) {
+		carve(t);
+		return;
+	}
+	for (r = batch; r; r = r->next_free) {
+		t->free_count++;
+		if (!r->next_free) {
+			r->next_free = t->free_records;
+			break;
+		}
+	}
+	t->free_records = batch;
+}
+
+/* Gives `count` of this thread's free records back, as one batch. */
 static void give_back(struct elt_thread_invocations *t, unsigned count)
 {
 	struct elt_invocation_record *first = t->free_records, *last = first;
@@ -237,10 +665,8 @@ static void give_back(struct elt_thread_invocations *t, unsigned count)
 		last = last->next_free;
 	t->free_records = last->next_free;
 	t->free_count -= i;
-	pthread_mutex_lock(&pool_lock);
-	last->next_free = spare;
-	spare = first;
-	pthread_mutex_unlock(&pool_lock);
+	last->next_free = NULL;
+	push_batch(first);
 }
 
 /* Rare: this thread's block of ids is used up.  Returns the first id of
@@ -267,7 +693,10 @@ static struct elt_invocation_record *materialize(struct elt_thread_invocations *
 	if (e->record)
 		return e->record;
 	if (ELT_UNLIKELY(!r)) {
+		int saved_errno = errno;        /* refill may map memory */
+
 		refill(t);
+		errno = saved_errno;
 		if (!(r = t->free_records))
 			return NULL;
 	}
@@ -277,12 +706,14 @@ static struct elt_invocation_record *materialize(struct elt_thread_invocations *
 	r->inv.id = e->id;
 	r->inv.parent = d ? t->stack[d - 1].id : 0;
 	r->inv.segment = 0;
-	r->inv.flags = fn && (fn->desc.flags & ELT_FUNCTION_ASYNC) ? ELT_INVOCATION_ASYNC : 0;
+	r->inv.flags = elt_is_async(fn) ? ELT_INVOCATION_ASYNC : 0;
 	r->inv.thread = r->inv.previous_thread = t->index;
 	atomic_store_explicit(&r->function, e->function, memory_order_relaxed);
 	r->fn = fn;
 	r->slots_valid = 0;
-	atomic_store_explicit(&r->live, 1, memory_order_relaxed);
+	/* Release: elt_foreach_live_invocation reads the fields above
+	 * after an acquire load of `live`. */
+	atomic_store_explicit(&r->live, 1, memory_order_release);
 	e->record = r;
 	return r;
 }
@@ -296,17 +727,32 @@ void elt_invocation_free(struct elt_thread_invocations *t, struct elt_invocation
 		give_back(t, ELT_RECORDS_PER_BLOCK);
 }
 
-/* Rare: deeper than ever on this thread. */
+/* Rare: deeper than ever on this thread.  Mapped, not realloc'd: this
+ * runs on the segment path. */
 int elt_invocation_grow(struct elt_thread_invocations *t)
 {
 	uint32_t capacity = t->capacity * 2;
-	struct elt_shadow_entry *stack = realloc(t->stack, capacity * sizeof(*stack));
+	int saved_errno = errno;
+	struct elt_shadow_entry *stack = map_zeroed(capacity * sizeof(*stack));
 
-	if (!stack)
-		return 0;
-	t->stack = stack;
-	t->capacity = capacity;
-	return 1;
+	if (stack) {
+		memcpy(stack, t->stack, t->depth * sizeof(*stack));
+		unmap(t->stack, t->capacity * sizeof(*stack));
+		t->stack = stack;
+		t->capacity = capacity;
+	}
+	errno = saved_errno;
+	return stack != NULL;
+}
+
+/* An entry leaves the stack without its Leave: it will never end. */
+static void abandon_entry(struct elt_thread_invocations *t, struct elt_shadow_entry *e)
+{
+	const struct elt_function *fn = elt_registry_lookup(e->function);
+
+	materialize(t, e, fn);
+	if (elt_is_async(fn))
+		elt_async_segment_ended(t);
 }
 
 /* The invocation a Leave or Tailcall of `function` ends when it is not
@@ -326,9 +772,7 @@ elt_invocation_match_deeper(struct elt_thread_invocations *t, elt_function_id fu
 		return NULL;
 	}
 	while (t->depth > d) {
-		struct elt_shadow_entry *e = &t->stack[t->depth - 1];
-
-		materialize(t, e, elt_registry_lookup(e->function));
+		abandon_entry(t, &t->stack[t->depth - 1]);
 		t->depth--;
 		atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
 	}
@@ -340,14 +784,19 @@ elt_invocation_match_deeper(struct elt_thread_invocations *t, elt_function_id fu
 struct elt_shadow_entry *elt_invocation_resume(struct elt_thread_invocations *t,
 					       const struct elt_info *info)
 {
-	struct elt_invocation_record *r = take_waiting(info->continuation, info->id);
+	int saved_errno = errno;        /* the wait's system calls */
+	struct elt_invocation_record *r = take_waiting(t, info->continuation, info->id);
 	struct elt_shadow_entry *e;
 
+	errno = saved_errno;
 	if (ELT_LIKELY(r)) {
 		r->inv.segment++;
 		r->inv.previous_thread = r->inv.thread;
 		r->inv.thread = t->index;
-		return elt_invocation_push(t, info->id, r->inv.id, r);
+		e = elt_invocation_push(t, info->id, r->inv.id, r);
+		if (e)
+			elt_async_segment_started(t);
+		return e;
 	}
 	atomic_fetch_add_explicit(&orphan_resumes, 1, memory_order_relaxed);
 	elt_invocation_count(&t->started);
@@ -360,6 +809,8 @@ struct elt_shadow_entry *elt_invocation_resume(struct elt_thread_invocations *t,
 		r->inv.segment = 1;     /* a resume, of unknown rank */
 		r->inv.flags |= ELT_INVOCATION_ORPHAN;
 	}
+	if (e)
+		elt_async_segment_started(t);
 	return e;
 }
 
@@ -369,20 +820,30 @@ void elt_invocation_suspend(struct elt_thread_invocations *t, struct elt_shadow_
 			    const struct elt_info *info)
 {
 	struct elt_invocation_record *r = materialize(t, e, info->fn);
+	int saved_errno = errno;        /* growing the table maps memory */
 
 	if (r)
 		publish(r, info->continuation);
 	else
 		atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);
+	errno = saved_errno;
+	/* After the publication: a resume waiting on this segment's end
+	 * then finds it (take_waiting). */
+	elt_async_segment_ended(t);
 }
 
 /* --- threads ------------------------------------------------------------- */
 
-#define INITIAL_STACK 64
+/* One page on 64-bit ports (a segment's first on a thread may come from a
+ * signal handler: mapped, not malloc'd). */
+#define INITIAL_STACK 170
 
 int elt_invocation_thread_init(struct elt_thread_invocations *t)
 {
-	t->stack = malloc(INITIAL_STACK * sizeof(*t->stack));
+	int saved_errno = errno;
+
+	t->stack = map_zeroed(INITIAL_STACK * sizeof(*t->stack));
+	errno = saved_errno;
 	if (!t->stack)
 		return 0;
 	t->capacity = INITIAL_STACK;
@@ -397,13 +858,13 @@ void elt_invocation_thread_exit(struct elt_thread_invocations *t)
 	/* What is still on the stack never completes: it stays live, in a
 	 * record, for elt_foreach_live_invocation. */
 	for (d = t->depth; d > 0; d--)
-		materialize(t, &t->stack[d - 1], elt_registry_lookup(t->stack[d - 1].function));
+		abandon_entry(t, &t->stack[d - 1]);
 	atomic_fetch_add(&exited_started,
 			 atomic_load_explicit(&t->started, memory_order_relaxed));
 	atomic_fetch_add(&exited_completed,
 			 atomic_load_explicit(&t->completed, memory_order_relaxed));
 	give_back(t, t->free_count);
-	free(t->stack);
+	unmap(t->stack, t->capacity * sizeof(*t->stack));
 	t->stack = NULL;
 	t->depth = t->capacity = 0;
 }
@@ -450,8 +911,7 @@ elt_status elt_get_invocation(const elt_info *info, elt_invocation *out)
 	out->id = e->id;
 	out->parent = d ? t->stack[d - 1].id : 0;
 	out->segment = 0;
-	out->flags = info->fn && (info->fn->desc.flags & ELT_FUNCTION_ASYNC)
-		? ELT_INVOCATION_ASYNC : 0;
+	out->flags = elt_is_async(info->fn) ? ELT_INVOCATION_ASYNC : 0;
 	out->thread = out->previous_thread = t->index;
 	return ELT_OK;
 }
@@ -532,8 +992,8 @@ void elt_foreach_live_invocation(const elt_plugin *self,
 	void *arg)
 {
 	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
-	unsigned plugin, i;
-	struct record_block *b;
+	unsigned plugin, i, carved;
+	struct record_chunk *c;
 
 	if (!fn)
 		return;
@@ -555,17 +1015,20 @@ void elt_foreach_live_invocation(const elt_plugin *self,
 
 		elt_threads_foreach(list_stack, &walk);
 	}
-	pthread_mutex_lock(&pool_lock);
-	for (b = blocks; b; b = b->next) {
-		for (i = 0; i < ELT_RECORDS_PER_BLOCK; i++) {
-			struct elt_invocation_record *r = &b->records[i];
+	/* Then every record that is live: chunks are never unmapped, and
+	 * those carved first are the ones further down the list. */
+	for (c = atomic_load_explicit(&chunks, memory_order_acquire); c; c = c->next) {
+		carved = atomic_load_explicit(&c->carved, memory_order_relaxed);
+		if (carved > CHUNK_RECORDS)
+			carved = CHUNK_RECORDS;
+		for (i = 0; i < carved; i++) {
+			struct elt_invocation_record *r = &c->records[i];
 
 			if (atomic_load_explicit(&r->live, memory_order_acquire))
 				fn(&r->inv, r->fn ? &r->fn->desc : NULL,
 				   plugin < r->slots_valid ? r->slots[plugin] : NULL, arg);
 		}
 	}
-	pthread_mutex_unlock(&pool_lock);
 }
 
 void elt_invocations_report(void)
@@ -587,7 +1050,7 @@ void elt_invocations_report(void)
 			   "(unwound), or their continuation reused before a resume",
 			   (unsigned long long)s.abandoned);
 	if (s.unpublished)
-		elt_report("%llu suspensions found no room in the continuation table "
-			   "(%u slots): their resumes were orphans",
-			   (unsigned long long)s.unpublished, TABLE_SIZE);
+		elt_report("%llu suspensions could not be published (out of memory "
+			   "for the continuation table or a record): their resumes "
+			   "were orphans", (unsigned long long)s.unpublished);
 }

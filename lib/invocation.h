@@ -15,9 +15,11 @@
 
 #include "internal.h"
 
+#define ELT_RECORD_ALIGN 32
+
 struct elt_invocation_record {
 	elt_invocation inv;
-	/* Atomic: a resume on another thread compares it while scanning the
+	/* Atomic: a resume on another thread reads it while probing the
 	 * continuation table, and the record may be reused meanwhile. */
 	_Atomic elt_function_id function;
 	const struct elt_function *fn;
@@ -28,13 +30,19 @@ struct elt_invocation_record {
 	/* slots[0 .. slots_valid) are initialized: they are cleared when a
 	 * plugin first asks, not at every call. */
 	uint8_t slots_valid;
-	struct elt_invocation_record *next_free;
+	/* Free records: the thread's free list, or a batch given back
+	 * (invocation.c); next_batch only in a batch's first record. */
+	struct elt_invocation_record *next_free, *next_batch;
 	void *slots[ELT_MAX_PLUGINS];
-};
+} __attribute__((aligned(ELT_RECORD_ALIGN)));
 
-/* Records are allocated by blocks (invocation.c); a thread keeping more
- * free records than ELT_MAX_FREE_RECORDS gives a block's worth back, since
- * one thread may start what others complete. */
+/* Aligned so that a continuation-table slot can hold a record's address
+ * and, in the low bits the alignment leaves free, a few bits of its
+ * continuation's hash (invocation.c). */
+
+/* Records are carved from mapped chunks by batches (invocation.c); a
+ * thread keeping more free records than ELT_MAX_FREE_RECORDS gives a
+ * batch back, since one thread may start what others complete. */
 #define ELT_RECORDS_PER_BLOCK 64
 #define ELT_MAX_FREE_RECORDS (4 * ELT_RECORDS_PER_BLOCK)
 
@@ -58,10 +66,57 @@ struct elt_thread_invocations {
 	struct elt_invocation_record *free_records;
 	/* This thread's block of ids: next_id up to (excluding) end_id. */
 	elt_invocation_id next_id, end_id;
+	/* Segments of async functions on this thread's stack now; the same
+	 * count is in this thread's async shard, for other threads. */
+	uint32_t async_running;
 	/* Written by this thread only (relaxed load and store), read by
 	 * elt_get_invocation_stats(): no shared cache line per segment. */
 	_Atomic uint64_t started, completed;
 };
+
+/*
+ * The evidence a resume waits on (invocation.c, take_waiting): how many
+ * segments of async functions run now, and how many have ended, in one
+ * shard per thread (threads beyond ELT_ASYNC_SHARDS share).  A resume whose
+ * continuation is not published waits only while a segment that was
+ * running when it looked has not ended: only such a segment can still
+ * publish it.  One cache line each, written by its thread(s) only.
+ */
+#define ELT_ASYNC_SHARDS 64
+struct elt_async_shard {
+	_Atomic uint32_t running, ended;
+} __attribute__((aligned(64)));
+ELT_HIDDEN extern struct elt_async_shard elt_async_shards[ELT_ASYNC_SHARDS];
+
+static inline struct elt_async_shard *
+elt_async_shard_of(const struct elt_thread_invocations *t)
+{
+	return &elt_async_shards[t->index % ELT_ASYNC_SHARDS];
+}
+
+/* A segment of an async function starts on thread t (a call or a resume). */
+static inline void elt_async_segment_started(struct elt_thread_invocations *t)
+{
+	t->async_running++;
+	atomic_fetch_add_explicit(&elt_async_shard_of(t)->running, 1,
+				  memory_order_relaxed);
+}
+
+/* ... or ends: after its publication, which the release orders before
+ * the count a waiting resume reads with acquire. */
+static inline void elt_async_segment_ended(struct elt_thread_invocations *t)
+{
+	struct elt_async_shard *s = elt_async_shard_of(t);
+
+	t->async_running--;
+	atomic_fetch_sub_explicit(&s->running, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->ended, 1, memory_order_release);
+}
+
+static inline int elt_is_async(const struct elt_function *fn)
+{
+	return fn && (fn->desc.flags & ELT_FUNCTION_ASYNC);
+}
 
 /* This thread's state; set by elt_thread_attach(), cleared at its exit. */
 ELT_HIDDEN extern ELT_TLS struct elt_thread_invocations *elt_thread_state;
@@ -133,6 +188,8 @@ static inline void elt_invocation_begin(struct elt_info *info)
 			ELT_LIKELY(t->next_id != t->end_id) ? t->next_id++
 							    : elt_invocation_id_block(t),
 			NULL);
+		if (elt_is_async(info->fn) && info->invocation)
+			elt_async_segment_started(t);
 		return;
 	case ELT_SEGMENT_RESUME:
 		info->invocation = elt_invocation_resume(t, info);
@@ -158,12 +215,14 @@ static inline void elt_invocation_end(struct elt_info *info)
 		return;                 /* a call or resume stays on the stack */
 	t->depth--;
 	if (info->kind == ELT_SEGMENT_SUSPEND) {
-		elt_invocation_suspend(t, e, info);
+		elt_invocation_suspend(t, e, info);     /* counts the end */
 		return;
 	}
 	elt_invocation_count(&t->completed);
 	if (e->record)
 		elt_invocation_free(t, e->record);
+	if (elt_is_async(info->fn))
+		elt_async_segment_ended(t);
 }
 
 #endif

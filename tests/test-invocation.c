@@ -7,7 +7,9 @@
  *  (b) a continuation address reused, after a resume or without one;
  *  (c) invocations that never complete: counted, reported at shutdown,
  *      listed to the plugin's fini;
- *  (d) a resume of a continuation never seen suspending: an orphan;
+ *  (d) a resume of a continuation never seen suspending: an orphan, at
+ *      once when no async segment runs elsewhere, else as soon as those
+ *      that ran when it looked have ended (never ASYNCELT_RESUME_WAIT_MS);
  *  (e) a Leave with nothing on its thread's stack, and one that skips
  *      frames (an unwind);
  * and many threads suspending and resuming each other's calls, with the
@@ -25,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const elt_function_id ASYNC_ID = 0x100, PLAIN_ID = 0x200, OTHER_ID = 0x300;
 
@@ -149,6 +152,14 @@ static elt_invocation_stats stats(void)
 
 	elt_get_invocation_stats(&s);
 	return s;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* --- nesting, slots, one thread ------------------------------------------ */
@@ -277,10 +288,13 @@ static void test_threads(void)
 static struct seen race_resume;
 static _Atomic int race_go;
 
+/* At most 5 s: a resume that never waits fails the test, not hangs it. */
 static int64_t hold_until_resume_waits(void)
 {
+	double start = now_ms();
+
 	atomic_store(&race_go, 1);
-	while (stats().waiting_resumes == 0)
+	while (stats().waiting_resumes == 0 && now_ms() - start < 5000)
 		sched_yield();
 	return 0;
 }
@@ -352,16 +366,77 @@ static void test_orphan(void)
 {
 	elt_invocation_stats s0 = stats(), s1;
 	struct seen resume, ret;
+	double start = now_ms(), took;
 
 	resume = enter(ASYNC_ID, 0xe000);
+	took = now_ms() - start;
 	ret = leave(ASYNC_ID, 0);
 	s1 = stats();
+	/* The wait is 2 s here: an orphan that waited is unmistakable. */
+	ok(took < 100, "(d) nothing async runs elsewhere: an orphan at once (%.3f ms)",
+	   took);
 	ok(resume.st == ELT_OK && resume.inv.id && (resume.inv.flags & ELT_INVOCATION_ORPHAN),
 	   "(d) a resume of an unknown continuation: a new id, flagged orphan");
 	ok(resume.inv.segment == 1 && resume.inv.parent == 0, "(d) segment 1, no parent");
 	is_int(s1.orphan_resumes - s0.orphan_resumes, 1, "(d) counted");
 	ok(ret.inv.id == resume.inv.id && s1.completed - s0.completed == 1,
 	   "(d) its return completes it");
+}
+
+/* (d) with evidence: thread B runs a segment of the async function, so
+ * an unknown continuation's resume waits, but only until B's segment ends
+ * (a return: it publishes nothing); then it is an orphan at once. */
+static _Atomic int b_running, b_release;
+static _Atomic int saw_waiting;
+
+static void *run_async_segment(void *arg)
+{
+	(void)arg;
+	enter_async(0);
+	atomic_store(&b_running, 1);
+	while (!atomic_load(&b_release))
+		sched_yield();
+	leave(ASYNC_ID, 0);
+	return NULL;
+}
+
+static void *end_it_later(void *arg)
+{
+	double start = now_ms();
+
+	(void)arg;
+	while (stats().waiting_resumes == 0 && now_ms() - start < 1000)
+		sched_yield();
+	atomic_store(&saw_waiting, stats().waiting_resumes != 0);
+	nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+	atomic_store(&b_release, 1);
+	return NULL;
+}
+
+static void test_orphan_on_evidence(void)
+{
+	pthread_t b, c;
+	struct seen resume;
+	double start, took;
+
+	probe_function = ASYNC_ID;
+	if (pthread_create(&b, NULL, run_async_segment, NULL))
+		tap_bail("pthread_create failed");
+	while (!atomic_load(&b_running))
+		sched_yield();
+	if (pthread_create(&c, NULL, end_it_later, NULL))
+		tap_bail("pthread_create failed");
+	start = now_ms();
+	resume = enter_async(0xe100);
+	took = now_ms() - start;
+	leave(ASYNC_ID, 0);
+	pthread_join(b, NULL);
+	pthread_join(c, NULL);
+	ok(atomic_load(&saw_waiting) && (resume.inv.flags & ELT_INVOCATION_ORPHAN),
+	   "(d) an async segment runs elsewhere: the resume waits for it, then is an orphan");
+	ok(took >= 40 && took < 1000,
+	   "(d) ... and stops waiting when that segment ends (%.1f ms; the limit is 2 s)",
+	   took);
 }
 
 /* (e) */
@@ -597,7 +672,7 @@ int main(void)
 	 * while the resume waits, even on a loaded machine or under qemu;
 	 * only the orphan test waits the whole time. */
 	putenv((char *)"ASYNCELT_RESUME_WAIT_MS=2000");
-	tap_plan(51);
+	tap_plan(54);
 	if (elt_plugin_add(&elt_plugin_observer, NULL) != ELT_OK ||
 	    elt_plugin_add(&elt_plugin_other, NULL) != ELT_OK ||
 	    elt_register_function(ASYNC_ID, "Async", "l(K i)", ELT_FUNCTION_ASYNC) ||
@@ -611,6 +686,7 @@ int main(void)
 	test_early_resume();
 	test_reuse();
 	test_orphan();
+	test_orphan_on_evidence();
 	test_unbalanced();
 	test_stress();
 	test_never_completed();
