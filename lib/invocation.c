@@ -869,6 +869,18 @@ void elt_invocation_thread_exit(struct elt_thread_invocations *t)
 	t->depth = t->capacity = 0;
 }
 
+void elt_invocation_thread_forget(struct elt_thread_invocations *t)
+{
+	/* Its async segments will never end: no resume may wait for them. */
+	while (t->async_running)
+		elt_async_segment_ended(t);
+	/* Its records and stack are the parent's history: not counted, and
+	 * the records stay where they are, unused. */
+	unmap(t->stack, t->capacity * sizeof(*t->stack));
+	t->stack = NULL;
+	t->depth = t->capacity = 0;
+}
+
 void elt_invocations_init(void)
 {
 	const char *wait = getenv("ASYNCELT_RESUME_WAIT_MS");

@@ -127,6 +127,9 @@ ELT_HIDDEN void elt_invocations_init(void);
  * the thread list locked (see elt_threads_foreach). */
 ELT_HIDDEN int elt_invocation_thread_init(struct elt_thread_invocations *t);
 ELT_HIDDEN void elt_invocation_thread_exit(struct elt_thread_invocations *t);
+/* In a fork child, a thread that does not exist there (threads.c): what it
+ * was running is the parent's, uncounted, and no resume waits for it. */
+ELT_HIDDEN void elt_invocation_thread_forget(struct elt_thread_invocations *t);
 /* At shutdown: one diagnostic per kind of trouble seen. */
 ELT_HIDDEN void elt_invocations_report(void);
 

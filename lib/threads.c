@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#if !defined(_WIN32)
+# include <sys/mman.h>
+#endif
 #if defined(__linux__)
 # include <linux/membarrier.h>
 # include <sys/syscall.h>
@@ -37,6 +40,33 @@ ELT_TLS struct elt_thread_invocations *elt_thread_state;
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_record *threads;
 static pthread_key_t exit_key;
+
+/*
+ * A thread's record is mapped, not malloc'd: its first segment may come
+ * from a signal handler that interrupted malloc.  (Windows has no
+ * signals of that kind.)
+ */
+static struct thread_record *record_new(void)
+{
+#if defined(_WIN32)
+	return calloc(1, sizeof(struct thread_record));
+#else
+	void *p = mmap(NULL, sizeof(struct thread_record), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+static void record_free(struct thread_record *r)
+{
+#if defined(_WIN32)
+	free(r);
+#else
+	if (r)
+		munmap(r, sizeof(*r));
+#endif
+}
 
 static void thread_exiting(void *value)
 {
@@ -62,7 +92,7 @@ static void thread_exiting(void *value)
 	if (r->next)
 		r->next->prev = r->prev;
 	pthread_mutex_unlock(&threads_lock);
-	free(r);
+	record_free(r);
 }
 
 #if !defined(_WIN32)
@@ -89,9 +119,8 @@ static void after_fork_child(void)
 		next = r->next;
 		if (r == self)
 			continue;
-		/* Its pool records stay where they are, unused. */
-		free(r->invocations.stack);
-		free(r);
+		elt_invocation_thread_forget(&r->invocations);
+		record_free(r);
 	}
 	threads = self;
 	if (self)
@@ -111,11 +140,16 @@ void elt_threads_init(void)
 /* Once per thread, on its first segment, before it sets its flag. */
 int elt_thread_attach(void)
 {
-	struct thread_record *r = calloc(1, sizeof(*r));
+	struct thread_record *r;
 
+	/* A segment from a signal handler that interrupts this (which holds
+	 * threads_lock) finds the thread busy and is not reported. */
+	atomic_store_explicit(&elt_thread_flags, ELT_THREAD_IN_CALLBACK, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	r = record_new();
 	/* Not reported: shutdown could not wait for it. */
 	if (!r || !elt_invocation_thread_init(&r->invocations)) {
-		free(r);
+		record_free(r);
 		atomic_store_explicit(&elt_thread_flags, ELT_THREAD_UNATTACHABLE,
 				      memory_order_relaxed);
 		return 0;
