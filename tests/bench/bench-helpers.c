@@ -11,7 +11,10 @@
  * only mean something natively; under emulation count instructions
  * instead (doc/performance.md).
  *
- *     bench-helpers [rounds]      default 7
+ *     bench-helpers [rounds [VARIANT]]
+ *
+ * rounds: default 7; VARIANT: only the variants whose name contains it
+ * (the two baselines always run).
  *
  * Plugins load by name from $ASYNCELT_PLUGIN_PATH (`make bench` sets it
  * to the build tree's); a variant whose plugin cannot load prints n/a.
@@ -308,6 +311,7 @@ static void print_cpu(void)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 7;
+	const char *only = argc > 2 ? argv[2] : NULL;
 	static double ns[NVARIANTS][64];
 	double median[NVARIANTS];
 	unsigned v;
@@ -320,7 +324,8 @@ int main(int argc, char **argv)
 	print_cpu();
 	for (r = 0; r < rounds; r++)
 		for (v = 0; v < NVARIANTS; v++)
-			ns[v][r] = measure_in_child(&variants[v]);
+			ns[v][r] = v < 2 || !only || strstr(variants[v].name, only)
+				   ? measure_in_child(&variants[v]) : -2;
 	for (v = 0; v < NVARIANTS; v++) {
 		qsort(ns[v], (size_t)rounds, sizeof(double), by_value);
 		median[v] = ns[v][rounds / 2];
@@ -332,6 +337,8 @@ int main(int argc, char **argv)
 	printf("|%s|%s|%s|%s|\n", "--------------------------------------------",
 	       "----------", "----------", "----------");
 	for (v = 0; v < NVARIANTS; v++) {
+		if (ns[v][0] == -2)
+			continue;       /* not asked for */
 		if (ns[v][0] < 0) {
 			printf("| %-42s | %8s | %8s | %8s |\n", variants[v].name, "n/a", "", "");
 			continue;

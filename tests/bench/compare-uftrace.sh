@@ -1,0 +1,64 @@
+#!/bin/sh
+# make bench-compare: the CPU a recorded call costs under `uftrace record`
+# (a leaf loop built with -pg, recorded to disk) next to what an
+# Enter+Leave pair costs with the logging plugin's binary recording
+# (bench-helpers), on this machine, in one run.
+#
+#   compare-uftrace.sh BENCH_HELPERS [CC]
+#
+# Installs uftrace from Debian when run as root and it is missing.
+set -eu
+bench=${1:?usage: compare-uftrace.sh BENCH_HELPERS [CC]}
+cc=${2:-cc}
+calls=${CALLS:-2000000}
+
+if ! command -v uftrace >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		apt-get install -y -qq uftrace >/dev/null
+	else
+		echo "bench-compare: uftrace is not installed (Debian: apt-get install uftrace)" >&2
+		exit 1
+	fi
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat >"$work/leaf.c" <<'C'
+#include <stdlib.h>
+__attribute__((noinline)) void leaf(void) { __asm__ volatile(""); }
+int main(int argc, char **argv)
+{
+	long i, n = atol(argv[1]);
+
+	for (i = 0; i < n; i++)
+		leaf();
+	return 0;
+}
+C
+"$cc" -O2 -pg -o "$work/leaf" "$work/leaf.c"
+
+# User + system CPU seconds of a command and the children it waited for.
+cpu() {
+	/usr/bin/time -f '%U %S' -o "$work/time" "$@" >/dev/null 2>&1
+	awk '{ print $1 + $2 }' "$work/time"
+}
+
+plain=$(cpu "$work/leaf" "$calls")
+traced=$(cpu uftrace record -d "$work/data" "$work/leaf" "$calls")
+uftrace_ns=$(awk -v t="$traced" -v p="$plain" -v n="$calls" 'BEGIN { printf "%.1f", (t - p) * 1e9 / n }')
+
+table=$("$bench" 5 "binary logging" | tee "$work/bench")
+ours=$(awk -F'|' '$2 ~ /^ binary logging +$/ { gsub(/ /, "", $3); print $3 }' "$work/bench")
+grep '^CPU:' "$work/bench"
+echo "uftrace $(uftrace --version 2>/dev/null | head -n 1 | awk '{ print $2 }'), $calls calls of a -pg leaf, recorded to disk:"
+printf '| %-44s | %10s |\n' "per call (Enter+Leave)" "CPU ns"
+printf '|%s|%s|\n' "----------------------------------------------" "------------"
+printf '| %-44s | %10s |\n' "uftrace record (recorder included)" "$uftrace_ns"
+if [ -n "$ours" ] && [ "$ours" != "n/a" ]; then
+	printf '| %-44s | %10s |\n' "asyncelt, logging:format=binary" "$ours"
+	awk -v u="$uftrace_ns" -v o="$ours" 'BEGIN { printf "uftrace costs %.1fx what binary logging costs per call\n", u / o }'
+else
+	echo "binary logging did not run here:"
+	echo "$table"
+	exit 1
+fi
