@@ -56,24 +56,24 @@ static int grow(struct tally *t, size_t nrows)
 	return 0;
 }
 
-/* This thread's tally; the thread's first segment creates it. */
-static struct tally *mine(struct counting *c)
+/* This thread's tally with room for row i: the rare slow step (the thread's
+ * first segment, or a function beyond its rows), kept out of the hot path. */
+static __attribute__((noinline, cold)) struct tally *make_room(struct counting *c, size_t i)
 {
 	struct tally *t;
 
-	for (t = here; t; t = t->next_here)
-		if (t->owner == c)
-			return t;
-	if (!(t = calloc(1, sizeof(*t))))
-		return NULL;
-	t->owner = c;
-	t->next_here = here;
-	here = t;
-	pthread_mutex_lock(&c->lock);
-	t->next = c->threads;
-	c->threads = t;
-	pthread_mutex_unlock(&c->lock);
-	return t;
+	for (t = here; t && t->owner != c; t = t->next_here)
+		;
+	if (!t && (t = calloc(1, sizeof(*t)))) {
+		t->owner = c;
+		t->next_here = here;
+		here = t;
+		pthread_mutex_lock(&c->lock);
+		t->next = c->threads;
+		c->threads = t;
+		pthread_mutex_unlock(&c->lock);
+	}
+	return t && grow(t, i + 1) == 0 ? t : NULL;
 }
 
 static void count(const elt_info *info, void *state)
@@ -82,9 +82,9 @@ static void count(const elt_info *info, void *state)
 	size_t i = fn ? fn->index + 1 : 0;
 	struct tally *t = here;
 
-	if (__builtin_expect(!t || t->owner != state || i >= t->nrows, 0))
-		if (!(t = mine(state)) || grow(t, i + 1) != 0)
-			return;         /* out of memory: this segment goes uncounted */
+	if (__builtin_expect(!t || t->owner != state || i >= t->nrows, 0) &&
+	    !(t = make_room(state, i)))
+		return;         /* out of memory: this segment goes uncounted */
 	t->rows[i].fn = fn;
 	t->rows[i].n[elt_get_segment_kind(info)]++;
 }
