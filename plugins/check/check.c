@@ -145,7 +145,7 @@ static int make_room(struct pending_table *t)
 }
 
 /* Removes the key at p, shifting back the keys its slot kept from home. */
-static void delete(struct pending_table *t, struct pending *p)
+static void drop(struct pending_table *t, struct pending *p)
 {
 	size_t hole = (size_t)(p - t->slot), i = hole;
 
@@ -337,7 +337,7 @@ static enum problem balance(struct check *c, uintptr_t k, long delta)
 		if (p->balance + delta > 1 || p->balance + delta < -1)
 			found = delta > 0 ? DOUBLE_SUSPEND : DOUBLE_RESUME;
 		else if ((p->balance += delta) == 0)
-			delete(&c->pending, p);
+			drop(&c->pending, p);
 	} else if ((c->max_pending && c->pending.used >= c->max_pending) ||
 		   make_room(&c->pending) != 0) {
 		c->unchecked++;
