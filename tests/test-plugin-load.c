@@ -66,10 +66,19 @@ int main(void)
 	ok(st == ELT_E_BAD_OPTION && HAS("refuses") && HAS("mode must be ok"),
 	   "options refused by init: %s", messages);
 	st = load("counting:bogus=1");
-	ok(st == ELT_E_BAD_OPTION && HAS("counting") && HAS("bogus") && HAS("expect"),
+	ok(st == ELT_E_BAD_OPTION && HAS("counting") && HAS("bogus") && HAS("output"),
 	   "an unknown counting option names the known ones: %s", messages);
-	st = load("counting:expect=Work");
+	st = load("counting:expect=Work:1");
+	ok(st == ELT_E_BAD_OPTION && HAS("expect") && HAS("known: output"),
+	   "counting refuses expect= (the check plugin's option): %s", messages);
+	st = load("check:bogus=1");
+	ok(st == ELT_E_BAD_OPTION && HAS("check") && HAS("bogus") && HAS("expect"),
+	   "an unknown check option names the known ones: %s", messages);
+	st = load("check:expect=Work");
 	ok(st == ELT_E_BAD_OPTION && HAS("NAME:PAIRS"), "a malformed expectation: %s", messages);
+	st = load("check:max-pending=lots");
+	ok(st == ELT_E_BAD_OPTION && HAS("max-pending") && HAS("lots"),
+	   "a malformed bound: %s", messages);
 	st = load("counting:output=/nonexistent/dir/report.txt");
 	ok(st == ELT_E_IO && HAS("/nonexistent/dir/report.txt"),
 	   "an unwritable output file: %s", messages);

@@ -1,7 +1,7 @@
 /*
  * The seed's regression scenario through the real helpers: Work(4) x5,
  * WorkVoid(2), WorkDouble(2), every resume on another thread.  Checks the
- * pair counts (counting plugin), the kinds of every invocation in order
+ * pair counts (check plugin), the kinds of every invocation in order
  * (a recorder stitches segments through their continuations), the
  * continuation intact after every suspension Leave, and the results.
  */
@@ -14,7 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-extern const elt_plugin elt_plugin_counting;
+extern const elt_plugin elt_plugin_check;
 
 /* Every callback, in the order each thread saw them. */
 struct event {
@@ -108,7 +108,7 @@ int main(void)
 	unsigned i, calls[3] = { 0 }, ordered = 0, returns_ok = 0;
 
 	if (elt_plugin_add(&elt_plugin_recorder, NULL) != ELT_OK ||
-	    elt_plugin_add(&elt_plugin_counting, "expect=Work:25,WorkVoid:3,WorkDouble:3") != ELT_OK)
+	    elt_plugin_add(&elt_plugin_check, "expect=Work:25,WorkVoid:3,WorkDouble:3") != ELT_OK)
 		tap_bail("cannot add the plugins: %s", elt_last_error());
 	if (seed_register() != 0)
 		tap_bail("cannot register the methods: %s", elt_last_error());
@@ -146,6 +146,6 @@ int main(void)
 			break;
 	is_int(i, nevents, "every final Work return decodes 6");
 
-	is_int(elt_shutdown(), ELT_OK, "the counting plugin's expectations pass: 25/3/3 pairs");
+	is_int(elt_shutdown(), ELT_OK, "the check plugin's expectations pass: 25/3/3 pairs");
 	return tap_done();
 }

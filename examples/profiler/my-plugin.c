@@ -1,7 +1,7 @@
 /*
- * histogram: a first profiler plugin, cut down from plugins/counting.
- * For every function it counts the segments of each kind (calls, resumes,
- * suspends, returns, tailcalls) and prints one row per function at exit.
+ * segment_kinds: a first profiler plugin.  For every function it counts
+ * the segments of each kind (calls, resumes, suspends, returns, tailcalls)
+ * and prints one row per function at exit.
  *
  * Its options say what to expect, one function each, the four counts
  * separated by '/':
@@ -10,8 +10,9 @@
  *
  * means Work made 5 calls, 20 resumes, 20 suspends and 5 final returns.
  * A function that does not match makes fini fail, and elt_shutdown() with
- * it.  What counting does beyond this (pairing Enter with Leave, matching
- * each resume to its suspension) is left out.
+ * it.  Its counters are per function, shared by the threads: simple, but
+ * each segment is an atomic add on a shared line.  plugins/counting shows
+ * the faster per-thread pattern; plugins/check pairs Enter with Leave.
  */
 /* Linked into the profiler, not loaded as a module: no entry point. */
 #define ELT_PLUGIN_STATIC
@@ -25,10 +26,10 @@
 #include <string.h>
 
 /* One per function: elt_get_function_data() hands it to the callbacks. */
-struct histogram {
+struct function_counts {
 	const char *name;
 	_Atomic unsigned long kind[ELT_SEGMENT_KIND_COUNT];
-	struct histogram *next;
+	struct function_counts *next;
 };
 
 #define MAX_EXPECT 8
@@ -39,7 +40,7 @@ struct expectation {
 
 struct state {
 	pthread_mutex_t lock;           /* guards the list, not the counts */
-	struct histogram *functions;
+	struct function_counts *functions;
 	struct expectation expect[MAX_EXPECT];
 	int nexpect;
 };
@@ -67,7 +68,7 @@ static elt_status parse_item(struct state *s, const elt_option *opt)
 	return ELT_OK;
 }
 
-static elt_status histogram_init(const char *options, void **state)
+static elt_status segment_kinds_init(const char *options, void **state)
 {
 	struct state *s = calloc(1, sizeof(*s));
 	const char *cursor = options;
@@ -90,87 +91,87 @@ static elt_status histogram_init(const char *options, void **state)
 }
 
 /* Not on the hot path: it may allocate and lock. */
-static void *histogram_function_added(void *state, const elt_function_desc *fn)
+static void *segment_kinds_function_added(void *state, const elt_function_desc *fn)
 {
 	struct state *s = state;
-	struct histogram *h = calloc(1, sizeof(*h));
+	struct function_counts *f = calloc(1, sizeof(*f));
 
-	if (!h)
+	if (!f)
 		return NULL;    /* the callbacks then skip this function */
-	h->name = fn->name;
+	f->name = fn->name;
 	pthread_mutex_lock(&s->lock);
-	h->next = s->functions;
-	s->functions = h;
+	f->next = s->functions;
+	s->functions = f;
 	pthread_mutex_unlock(&s->lock);
-	return h;
+	return f;
 }
 
 /* The hot path, on whichever thread runs the segment: one atomic add.
  * Enter, Leave and Tailcall all count the same way, by segment kind. */
-static void histogram_count(const elt_info *info, void *state)
+static void segment_kinds_count(const elt_info *info, void *state)
 {
-	struct histogram *h = elt_get_function_data(info);
+	struct function_counts *f = elt_get_function_data(info);
 
 	(void)state;
-	if (h)
-		atomic_fetch_add_explicit(&h->kind[elt_get_segment_kind(info)], 1,
+	if (f)
+		atomic_fetch_add_explicit(&f->kind[elt_get_segment_kind(info)], 1,
 					  memory_order_relaxed);
 }
 
-static struct histogram *find(struct state *s, const char *name)
+static struct function_counts *find(struct state *s, const char *name)
 {
-	struct histogram *h;
+	struct function_counts *f;
 
-	for (h = s->functions; h; h = h->next)
-		if (strcmp(h->name, name) == 0)
-			return h;
+	for (f = s->functions; f; f = f->next)
+		if (strcmp(f->name, name) == 0)
+			return f;
 	return NULL;
 }
 
 /* At elt_shutdown(): no segment runs any more, the counts are final. */
-static elt_status histogram_fini(void *state)
+static elt_status segment_kinds_fini(void *state)
 {
 	static const char *const kinds[4] = { "calls", "resumes", "suspends", "returns" };
 	struct state *s = state;
-	struct histogram *h, *next;
+	struct function_counts *f, *next;
 	int i, k, failed = 0;
 
 	printf("%-12s %8s %8s %8s %8s %9s\n", "function", kinds[0], kinds[1],
 	       kinds[2], kinds[3], "tailcalls");
-	for (h = s->functions; h; h = h->next)
-		printf("%-12s %8lu %8lu %8lu %8lu %9lu\n", h->name,
-		       h->kind[ELT_SEGMENT_CALL], h->kind[ELT_SEGMENT_RESUME],
-		       h->kind[ELT_SEGMENT_SUSPEND], h->kind[ELT_SEGMENT_RETURN],
-		       h->kind[ELT_SEGMENT_TAILCALL]);
+	for (f = s->functions; f; f = f->next)
+		printf("%-12s %8lu %8lu %8lu %8lu %9lu\n", f->name,
+		       f->kind[ELT_SEGMENT_CALL], f->kind[ELT_SEGMENT_RESUME],
+		       f->kind[ELT_SEGMENT_SUSPEND], f->kind[ELT_SEGMENT_RETURN],
+		       f->kind[ELT_SEGMENT_TAILCALL]);
 
 	for (i = 0; i < s->nexpect; i++) {
 		const struct expectation *e = &s->expect[i];
 
-		h = find(s, e->name);
-		for (k = 0; h && k < 4; k++)
-			if (h->kind[ELT_SEGMENT_CALL + k] != e->kind[k])
+		f = find(s, e->name);
+		for (k = 0; f && k < 4; k++)
+			if (f->kind[ELT_SEGMENT_CALL + k] != e->kind[k])
 				break;
-		printf("%s: %s\n", e->name, !h ? "FAIL (never registered)" :
+		printf("%s: %s\n", e->name, !f ? "FAIL (never registered)" :
 		       k < 4 ? "FAIL (counts differ)" : "PASS");
-		failed |= !h || k < 4;
+		failed |= !f || k < 4;
 	}
 	fflush(stdout);
 
-	for (h = s->functions; h; h = next) {
-		next = h->next;
-		free(h);
+	for (f = s->functions; f; f = next) {
+		next = f->next;
+		free(f);
 	}
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 	return failed ? ELT_E_CHECK_FAILED : ELT_OK;
 }
 
-/* Defines `elt_plugin_histogram`, which profiler.c adds. */
-ELT_PLUGIN_DEFINE(histogram,
+/* Defines `elt_plugin_segment_kinds`, which profiler.c adds. */
+ELT_PLUGIN_DEFINE(segment_kinds,
 	.description = "segments per function, by kind",
-	.init = histogram_init,
-	.enter = histogram_count,
-	.leave = histogram_count,
-	.tailcall = histogram_count,
-	.function_added = histogram_function_added,
-	.fini = histogram_fini);
+	.init = segment_kinds_init,
+	.enter = segment_kinds_count,
+	.leave = segment_kinds_count,
+	.tailcall = segment_kinds_count,
+	.function_added = segment_kinds_function_added,
+	.fini = segment_kinds_fini);

@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-extern const elt_plugin elt_plugin_histogram;   /* my-plugin.c */
+extern const elt_plugin elt_plugin_segment_kinds;   /* my-plugin.c */
 
 /* What the seed scenario must produce, per function:
  * calls/resumes/suspends/returns.  Work(4) suspends 4 times per call. */
@@ -25,7 +25,7 @@ int main(void)
 	elt_status st;
 	int ok;
 
-	st = elt_plugin_add(&elt_plugin_histogram, EXPECT);
+	st = elt_plugin_add(&elt_plugin_segment_kinds, EXPECT);
 	if (st != ELT_OK) {
 		fprintf(stderr, "profiler: %s: %s\n", elt_strerror(st), elt_last_error());
 		return 1;
