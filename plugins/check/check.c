@@ -473,6 +473,12 @@ static elt_status check_fini(void *state)
 		if (LOAD(f->errors))
 			fprintf(c->out, "sequence errors in %s: %llu\n", f->name,
 				(unsigned long long)LOAD(f->errors));
+	/* Not a failure by itself: a program may exit inside functions. */
+	for (f = c->functions; f; f = f->next)
+		if (LOAD(f->depth) || LOAD(f->enters) != LOAD(f->leaves))
+			fprintf(c->out, "unbalanced at exit: %s: %llu Enter, %llu Leave, depth %ld\n",
+				f->name, (unsigned long long)LOAD(f->enters),
+				(unsigned long long)LOAD(f->leaves), LOAD(f->depth));
 	if (suspended)
 		fprintf(c->out, "suspended and never resumed: %llu\n", suspended);
 	if (early)

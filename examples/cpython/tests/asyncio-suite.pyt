@@ -21,8 +21,9 @@ TIMEOUT = 900
 
 class Report:
     """Just enough of tap.Run for tap.balanced()."""
-    def __init__(self, path):
-        self.report_path = path
+    def __init__(self, counts, report):
+        self.counts_path = counts
+        self.report_path = report
     report = tap.Run.report
     rows = tap.Run.rows
 
@@ -40,13 +41,15 @@ def main():
                      "(Debian: libpython3.11-testsuite): %s" % e)
     tap.plan(5)
     work = tempfile.mkdtemp(prefix="asyncelt-suite-")
-    report = os.path.join(work, "counting.txt")
+    counts = os.path.join(work, "counting.txt")
+    report = os.path.join(work, "check.txt")
     env = dict(os.environ)
     env.pop("ASYNCELT_PLUGINS", None)
     plain = subprocess.Popen([sys.executable, DRIVER], env=env, text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     profiled = subprocess.Popen(
-        [sys.executable, DRIVER, "--profile", "%s:output=%s" % (tap.CHECKER, report)],
+        [sys.executable, DRIVER, "--profile",
+         "counting:output=%s;%s:output=%s" % (counts, tap.CHECKER, report)],
         env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     plain_out, plain_err = plain.communicate(timeout=TIMEOUT)
     prof_out, prof_err = profiled.communicate(timeout=TIMEOUT)
@@ -75,9 +78,9 @@ def main():
     # ended late, when their address was reused.
     print("# coroutines ended unseen, closed at their address's reuse: %s"
           % stats.get("vanished"))
-    problems = tap.balanced(Report(report))
+    problems = tap.balanced(Report(counts, report))
     tap.ok(not problems and "shutdown: 0" in prof_out,
-           "the checker finds all %d functions balanced" % len(Report(report).rows()),
+           "the checker finds all %d functions balanced" % len(Report(counts, report).rows()),
            "\n".join(problems[:20]))
 
 
