@@ -62,11 +62,15 @@ FUZZ_HARNESS(spec)
 	char *text = fuzz_string(data, size);
 	struct seen s = { text, text, 0, ELT_OK, "" };
 	size_t nonempty = 0, i, run = 0;
+	static int quieted;
 	elt_status st;
 
 	if (!text)
 		return 0;
-	elt_set_diagnostic_handler(quiet, NULL);
+	if (!quieted) {         /* once: each call keeps the old handler */
+		elt_set_diagnostic_handler(quiet, NULL);
+		quieted = 1;
+	}
 	st = elt_plugin_spec_each(text, fake_load, &s);
 	for (i = 0; i <= size; i++) {
 		if (i == size || text[i] == ';') {
