@@ -18,6 +18,8 @@
 
 #define MAX_HARNESSES 16
 #define MAX_INPUT_SIZE (1u << 20)    /* libFuzzer's -max_len is far smaller */
+/* libFuzzer's -timeout in run-fuzzers.sh is 10 s; qemu is slower. */
+#define INPUT_SECONDS 60
 
 static struct {
 	const char *name;
@@ -77,7 +79,13 @@ static int replay_file(fuzz_function fn, const char *path)
 		tap_bail("out of memory");
 	memcpy(copy, data, n);
 	snprintf(current, sizeof(current), "%s", path);
+#ifdef SIGALRM
+	alarm(INPUT_SECONDS);   /* a stall fails, and says where */
+#endif
 	fn(copy, n);
+#ifdef SIGALRM
+	alarm(0);
+#endif
 	free(copy);
 	return 1;
 }
@@ -145,6 +153,9 @@ int main(int argc, char **argv)
 	signal(SIGABRT, say_current);
 #ifdef SIGBUS
 	signal(SIGBUS, say_current);
+#endif
+#ifdef SIGALRM
+	signal(SIGALRM, say_current);
 #endif
 	if (argc > 1) {
 		fuzz_function fn = find(argv[1]);
