@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the fuzz harnesses (tests/fuzz/fuzz-NAME.c) with clang, libFuzzer,
 # ASan and UBSan, and runs each for a bounded time from its committed seeds
-# (tests/fuzz/corpus/NAME/).  Exits 1 when a harness crashed, with the input
+# (tests/fuzz/corpus/NAME/) and, if there is one, its dictionary
+# (tests/fuzz/NAME.dict).  Exits 1 when a harness crashed, with the input
 # that did it saved under $FUZZ_DIR/crashes/: fix the bug, then commit the
 # input in tests/fuzz/corpus/NAME/, where `make check` replays it.
 #
@@ -86,9 +87,12 @@ for harness in "${harnesses[@]}"; do
 	# New inputs go to the first directory (the grown corpus); the seeds
 	# are only read.
 	mkdir -p "$work/corpus/$name"
+	# tests/fuzz/NAME.dict: the tokens of the language, when it has one
+	dict=()
+	[ -f "$src/tests/fuzz/$name.dict" ] && dict=(-dict="$src/tests/fuzz/$name.dict")
 	echo "=== $name: ${seconds} s from $(ls "$seeds" | wc -l) seeds"
 	if "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix="$work/crashes/$name-" \
+		-print_final_stats=1 -artifact_prefix="$work/crashes/$name-" "${dict[@]}" \
 		"$work/corpus/$name" "$seeds" >"$log" 2>&1; then
 		# The last status line: executions, coverage, corpus size.
 		grep -E '^#[0-9]+' "$log" | tail -n 1
