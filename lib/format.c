@@ -39,7 +39,9 @@ static void put_bytes(struct out *o, const char *s, size_t n)
 
 		memcpy(o->buf + o->needed, s, n < room ? n : room);
 	}
-	o->needed += n;
+	/* saturates: the text of {}[2000000000][2000000000] is longer than
+	 * size_t counts */
+	o->needed = n > SIZE_MAX - o->needed ? SIZE_MAX : o->needed + n;
 }
 
 static void put_str(struct out *o, const char *s)
@@ -242,6 +244,19 @@ static bool put_floating(struct out *o, const elt_type *t, const void *p)
 
 static void put_value(struct out *o, const elt_type *t, const unsigned char *p);
 
+/* Counts, without writing, `n` more elements of a sequence of `element`s
+ * of size 0 (they all read the same: no bytes to differ). */
+static void count_repeats(struct out *o, const elt_type *element, const unsigned char *p,
+			  uint32_t n)
+{
+	struct out one = { NULL, 0, 0, o->json };
+
+	put_str(&one, o->json ? "," : ", ");
+	put_value(&one, element, p);
+	o->needed = one.needed > (SIZE_MAX - o->needed) / n ? SIZE_MAX
+		    : o->needed + one.needed * n;
+}
+
 /* count elements of `element`, `stride` bytes apart, between open/close. */
 static void put_sequence(struct out *o, const elt_type *element, uint32_t count,
 			 size_t stride, const unsigned char *p, char open, char close)
@@ -250,6 +265,14 @@ static void put_sequence(struct out *o, const elt_type *element, uint32_t count,
 
 	put_char(o, open);
 	for (i = 0; i < count; i++) {
+		/* An array of empty structs holds no data, but can have 2^31
+		 * elements: once the buffer is full, the rest are counted in
+		 * one step, so that formatting takes time in proportion to the
+		 * data or the buffer, never to the count alone. */
+		if (stride == 0 && i > 0 && o->needed >= o->size) {
+			count_repeats(o, element, p, count - i);
+			break;
+		}
 		if (i)
 			put_str(o, o->json ? "," : ", ");
 		put_value(o, element, p + i * stride);
