@@ -191,4 +191,6 @@ static elt_status counting_fini(void *state)
 ELT_PLUGIN_DEFINE(counting,
 	.description = "counts segments per function, per thread, merged at exit",
 	.init = counting_init, .enter = count, .leave = count, .tailcall = count,
-	.thread_exit = counting_thread_exit, .fini = counting_fini);
+	.thread_exit = counting_thread_exit, .fini = counting_fini,
+	/* It never asks for invocations: none are stitched for it alone. */
+	.flags = ELT_PLUGIN_NO_INVOCATIONS);
