@@ -41,7 +41,7 @@ def main():
                      "(Debian: libpython3.11-testsuite): %s" % e)
     tap.plan(5)
     work = tempfile.mkdtemp(prefix="asyncelt-suite-")
-    counts = os.path.join(work, "counting.txt")
+    counts_path = os.path.join(work, "counting.txt")
     report = os.path.join(work, "check.txt")
     env = dict(os.environ)
     env.pop("ASYNCELT_PLUGINS", None)
@@ -49,7 +49,7 @@ def main():
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     profiled = subprocess.Popen(
         [sys.executable, DRIVER, "--profile",
-         "counting:output=%s;%s:output=%s" % (counts, tap.CHECKER, report)],
+         "counting:output=%s;%s:output=%s" % (counts_path, tap.CHECKER, report)],
         env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     plain_out, plain_err = plain.communicate(timeout=TIMEOUT)
     prof_out, prof_err = profiled.communicate(timeout=TIMEOUT)
@@ -78,9 +78,9 @@ def main():
     # ended late, when their address was reused.
     print("# coroutines ended unseen, closed at their address's reuse: %s"
           % stats.get("vanished"))
-    problems = tap.balanced(Report(counts, report))
+    problems = tap.balanced(Report(counts_path, report))
     tap.ok(not problems and "shutdown: 0" in prof_out,
-           "the checker finds all %d functions balanced" % len(Report(counts, report).rows()),
+           "the checker finds all %d functions balanced" % len(Report(counts_path, report).rows()),
            "\n".join(problems[:20]))
 
 
