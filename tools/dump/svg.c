@@ -233,6 +233,13 @@ static void free_selection(struct selection *s)
 	free(s->nchildren);
 }
 
+static int by_value(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* --- drawing -------------------------------------------------------------------- */
 
 /* Bars of segments [i..n) of `seg` that fall within one pixel of each
@@ -249,7 +256,8 @@ static void put_bar(const struct view *v, const struct bar *b, double y, double 
 {
 	const struct model *m = v->m;
 	const struct model_invocation *r = &m->invocations[b->invocation];
-	double w = b->x1 - b->x0 < 0.5 ? 0.5 : b->x1 - b->x0;
+	/* at least a pixel and a half: a 2 us segment on a 20 ms axis stays visible */
+	double w = b->x1 - b->x0 < 1.5 ? 1.5 : b->x1 - b->x0;
 
 	fprintf(v->out, "<rect class=\"%s\" data-segments=\"%u\" x=\"%.1f\" y=\"%.1f\" "
 		"width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", cls, b->count, b->x0, y,
@@ -419,8 +427,7 @@ void output_svg(FILE *out, const struct model *m, const struct svg_selection *se
 {
 	struct view v = { .out = out, .m = m, .width = sel->width };
 	struct selection s;
-	uint32_t *threads = NULL, nthreads = 0, maxthread = 0, i;
-	bool *used;
+	uint32_t *threads, nthreads = 0, i;
 	double lanes_y, height;
 	size_t k;
 
@@ -429,22 +436,19 @@ void output_svg(FILE *out, const struct model *m, const struct svg_selection *se
 	if (v.to <= v.from)
 		v.to = v.from + 1;
 	v.scale = (double)v.width / (double)(v.to - v.from);
-	for (k = 0; k < m->nsegments; k++)
-		if (m->segments[k].thread > maxthread)
-			maxthread = m->segments[k].thread;
-	used = calloc((size_t)maxthread + 1, sizeof(*used));
-	threads = malloc(((size_t)maxthread + 1) * sizeof(*threads));
-	if (!used || !threads || !select_rows(&s, &v, sel->function, sel->top)) {
+	/* the threads that ran something, in order, each once */
+	threads = malloc((m->nsegments + 1) * sizeof(*threads));
+	if (!threads || !select_rows(&s, &v, sel->function, sel->top)) {
 		fprintf(stderr, "asyncelt-dump: out of memory\n");
-		free(used);
 		free(threads);
 		return;
 	}
 	for (k = 0; k < m->nsegments; k++)
-		used[m->segments[k].thread] = true;
-	for (i = 0; i <= maxthread; i++)
-		if (used[i])
-			threads[nthreads++] = i;
+		threads[k] = m->segments[k].thread;
+	qsort(threads, m->nsegments, sizeof(*threads), by_value);
+	for (k = 0; k < m->nsegments; k++)
+		if (!nthreads || threads[nthreads - 1] != threads[k])
+			threads[nthreads++] = threads[k];
 
 	lanes_y = TOP + (double)s.nrows * ROW_H + 30;
 	height = lanes_y + (double)nthreads * ROW_H + 40;
@@ -466,6 +470,5 @@ void output_svg(FILE *out, const struct model *m, const struct svg_selection *se
 	draw_legend(&v, height - 22, threads, nthreads);
 	fputs("</svg>\n", out);
 	free_selection(&s);
-	free(used);
 	free(threads);
 }
