@@ -16,6 +16,7 @@
 struct cursor {
 	const uint8_t *data;
 	size_t size, at;
+	bool swap;                      /* the writer's byte order is not ours */
 };
 
 static bool take(struct cursor *c, void *dst, size_t n)
@@ -25,6 +26,31 @@ static bool take(struct cursor *c, void *dst, size_t n)
 	memcpy(dst, c->data + c->at, n);
 	c->at += n;
 	return true;
+}
+
+static bool take_u32(struct cursor *c, uint32_t *v)
+{
+	if (!take(c, v, sizeof(*v)))
+		return false;
+	if (c->swap)
+		*v = __builtin_bswap32(*v);
+	return true;
+}
+
+static bool take_u64(struct cursor *c, uint64_t *v)
+{
+	if (!take(c, v, sizeof(*v)))
+		return false;
+	if (c->swap)
+		*v = __builtin_bswap64(*v);
+	return true;
+}
+
+/* The fixed header, field by field (in the writer's byte order). */
+static bool take_header(struct cursor *c, struct rec_header *h)
+{
+	return take_u64(c, &h->time) && take_u64(c, &h->invocation) &&
+	       take_u32(c, &h->function) && take_u32(c, &h->thread_kind);
 }
 
 static elt_status fail(char *error, size_t size, const char *name, size_t offset,
@@ -96,10 +122,10 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 			const uint16_t one = 1;
 			const char *host = *(const unsigned char *)&one ? "little" : "big";
 
-			if (strcmp(value + 11, host) != 0)
+			if (strcmp(value + 11, "little") != 0 && strcmp(value + 11, "big") != 0)
 				return fail(error, error_size, f->name, (size_t)(line - text),
-					    "recorded %s-endian; this reader reads %s-endian files",
-					    value + 11, host);
+					    "unknown byte order \"%s\"", value + 11);
+			c->swap = strcmp(value + 11, host) != 0;
 			continue;
 		}
 		if (strncmp(value, "clock ", 6) == 0) {
@@ -143,7 +169,7 @@ static bool grow(void **array, size_t *capacity, size_t need, size_t item)
 
 /* A REC_FUNCTION record's payload (n bytes at p). */
 static elt_status define(struct dump_file *f, const struct rec_header *h, const uint8_t *p,
-			 uint32_t n, size_t offset, size_t *capacity, char *error,
+			 uint32_t n, bool swap, size_t offset, size_t *capacity, char *error,
 			 size_t error_size)
 {
 	const char *name, *sig, *end = (const char *)p + n;
@@ -154,6 +180,8 @@ static elt_status define(struct dump_file *f, const struct rec_header *h, const 
 		return fail(error, error_size, f->name, offset,
 			    "function record of %u bytes: too short", n);
 	memcpy(&flags, p, sizeof(flags));
+	if (swap)
+		flags = __builtin_bswap32(flags);
 	name = (const char *)p + sizeof(flags);
 	sig = memchr(name, '\0', (size_t)(end - name));
 	if (!sig || !memchr(sig + 1, '\0', (size_t)(end - sig - 1)) ||
@@ -185,27 +213,17 @@ static elt_status define(struct dump_file *f, const struct rec_header *h, const 
 /* Reads the payload of an event into e; false when the file ends first. */
 static bool read_payload(struct cursor *c, struct dump_event *e, bool *bad_length)
 {
-	uint64_t u64;
-	struct rec_resume r;
-
 	*bad_length = false;
 	switch (e->kind) {
-	case REC_CALL:
-		if (!take(c, &u64, sizeof(u64)))
+	case REC_CALL:          /* the parent */
+	case REC_SUSPEND:       /* the continuation */
+		if (!take_u64(c, &e->parent_or_continuation))
 			return false;
-		e->parent_or_continuation = u64;
 		break;
-	case REC_RESUME:
-		if (!take(c, &r, sizeof(r)))
+	case REC_RESUME:        /* struct rec_resume */
+		if (!take_u64(c, &e->parent_or_continuation) || !take_u32(c, &e->segment) ||
+		    !take_u32(c, &e->previous_thread))
 			return false;
-		e->parent_or_continuation = r.continuation;
-		e->segment = r.segment;
-		e->previous_thread = r.previous_thread;
-		break;
-	case REC_SUSPEND:
-		if (!take(c, &u64, sizeof(u64)))
-			return false;
-		e->parent_or_continuation = u64;
 		break;
 	default:
 		break;
@@ -215,7 +233,7 @@ static bool read_payload(struct cursor *c, struct dump_event *e, bool *bad_lengt
 			*bad_length = true;
 			return true;
 		}
-		if (!take(c, &e->value_len, sizeof(e->value_len)))
+		if (!take_u32(c, &e->value_len))
 			return false;
 		if (e->value_len > c->size - c->at)
 			return false;
@@ -228,7 +246,7 @@ static bool read_payload(struct cursor *c, struct dump_event *e, bool *bad_lengt
 elt_status dump_parse(const void *data, size_t size, const char *name,
 		      struct dump_file *out, char *error, size_t error_size)
 {
-	struct cursor c = { data, size, 0 };
+	struct cursor c = { data, size, 0, false };
 	struct dump_file f;
 	size_t events_cap = 0, functions_cap = 0;
 	elt_status st;
@@ -244,7 +262,7 @@ elt_status dump_parse(const void *data, size_t size, const char *name,
 		bool bad_length;
 		uint8_t end;
 
-		if (!take(&c, &h, sizeof(h))) {
+		if (!take_header(&c, &h)) {
 			f.truncated = true;
 			break;
 		}
@@ -260,12 +278,12 @@ elt_status dump_parse(const void *data, size_t size, const char *name,
 		if (e.kind == REC_FUNCTION) {
 			uint32_t n;
 
-			if (!take(&c, &n, sizeof(n)) || n > c.size - c.at) {
+			if (!take_u32(&c, &n) || n > c.size - c.at) {
 				f.truncated = true;
 				break;
 			}
-			st = define(&f, &h, c.data + c.at, n, offset, &functions_cap, error,
-				    error_size);
+			st = define(&f, &h, c.data + c.at, n, c.swap, offset, &functions_cap,
+				    error, error_size);
 			c.at += n;
 		} else {
 			e.time = h.time;

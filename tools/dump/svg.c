@@ -388,7 +388,8 @@ static void draw_axis(const struct view *v, double bottom)
 	}
 	fprintf(v->out, "<line x1=\"%d\" y1=\"%d\" x2=\"%u\" y2=\"%d\" stroke=\"#333\"/>\n",
 		LABEL_W, TOP - 4, LABEL_W + v->width, TOP - 4);
-	for (t = (v->from + step - 1) / step * step; t <= v->to; t += step) {
+	/* time since the window's start: what a reader wants to measure */
+	for (t = v->from; t <= v->to && t >= v->from; t += step) {
 		char label[32];
 		double x = x_of(v, t);
 
@@ -406,18 +407,16 @@ static void draw_legend(const struct view *v, double y, const uint32_t *threads,
 	uint32_t t;
 
 	fprintf(v->out, "<g class=\"legend\">\n");
-	fprintf(v->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"%d\" fill=\"%s\"/>"
-		"<text x=\"%.1f\" y=\"%.1f\">segment, by thread:</text>\n", x, y, BAR_H,
-		palette[0], x + 18, y + 9);
+	fprintf(v->out, "<text x=\"%.1f\" y=\"%.1f\">segments, by thread:</text>\n", x, y + 9);
 	x += 150;
-	for (t = 0; t < nthreads && t < 32; t++, x += 70)
+	for (t = 0; t < nthreads && t < 32; t++, x += 90)
 		fprintf(v->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"%d\" "
 			"fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">thread %u</text>\n", x, y,
 			BAR_H, palette[threads[t] % NCOLORS], x + 18, y + 9, threads[t]);
 	fprintf(v->out, "<line class=\"life\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 		"<text x=\"%.1f\" y=\"%.1f\">suspended</text>\n", x, y + 5, x + 20, y + 5,
 		x + 24, y + 9);
-	x += 90;
+	x += 100;
 	fprintf(v->out, "<path class=\"hop\" d=\"M%.1f %.1fl-3 -4h6z\"/><text x=\"%.1f\" "
 		"y=\"%.1f\">hop to another thread</text>\n", x + 4, y + 6, x + 12, y + 9);
 	fputs("</g>\n", v->out);
@@ -431,7 +430,9 @@ void output_svg(FILE *out, const struct model *m, const struct svg_selection *se
 	double lanes_y, height;
 	size_t k;
 
-	v.from = sel->from_ns;
+	/* by default from the first segment: a recording starts at init,
+	 * often well before the first call */
+	v.from = sel->from_ns ? sel->from_ns : m->nsegments ? m->segments[0].start : 0;
 	v.to = sel->to_ns && sel->to_ns < m->end ? sel->to_ns : m->end;
 	if (v.to <= v.from)
 		v.to = v.from + 1;
