@@ -126,7 +126,8 @@ static bool read_number(struct json *j, double *out)
 	size_t n = 0;
 
 	skip_space(j);
-	while (j->p + n < j->end && n + 1 < sizeof(text) && strchr("+-0123456789.eE", j->p[n]))
+	while (j->p + n < j->end && n + 1 < sizeof(text) && j->p[n] &&
+	       strchr("+-0123456789.eE", j->p[n]))
 		n++;
 	memcpy(text, j->p, n);
 	text[n] = '\0';

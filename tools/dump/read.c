@@ -168,9 +168,13 @@ static bool grow(void **array, size_t *capacity, size_t need, size_t item)
 }
 
 /* A REC_FUNCTION record's payload (n bytes at p). */
+/* The smallest function record: header, length, flags, two empty strings
+ * and the end byte. */
+#define FUNCTION_RECORD_MIN (REC_HEADER_SIZE + 4 + 4 + 2 + 1)
+
 static elt_status define(struct dump_file *f, const struct rec_header *h, const uint8_t *p,
-			 uint32_t n, bool swap, size_t offset, size_t *capacity, char *error,
-			 size_t error_size)
+			 uint32_t n, bool swap, size_t file_size, size_t offset,
+			 size_t *capacity, char *error, size_t error_size)
 {
 	const char *name, *sig, *end = (const char *)p + n;
 	struct dump_function *fn;
@@ -189,9 +193,14 @@ static elt_status define(struct dump_file *f, const struct rec_header *h, const 
 		return fail(error, error_size, f->name, offset,
 			    "function record: name and signature are not two "
 			    "NUL-terminated strings filling it");
-	if (h->function == REC_UNREGISTERED || h->function >= (1u << 24))
+	/* every function before it has a record too (the writer defines each
+	 * one): an index beyond what the file could hold is damage, and would
+	 * make the table huge */
+	if (h->function == REC_UNREGISTERED || h->function >= (1u << 24) ||
+	    h->function > file_size / FUNCTION_RECORD_MIN)
 		return fail(error, error_size, f->name, offset,
-			    "function index %u out of range", h->function);
+			    "function index %u: more functions than a %zu-byte file holds",
+			    h->function, file_size);
 	if (!grow((void **)&f->functions, capacity, (size_t)h->function + 1,
 		  sizeof(*f->functions)))
 		return fail(error, error_size, f->name, offset, "out of memory");
@@ -282,8 +291,8 @@ elt_status dump_parse(const void *data, size_t size, const char *name,
 				f.truncated = true;
 				break;
 			}
-			st = define(&f, &h, c.data + c.at, n, c.swap, offset, &functions_cap,
-				    error, error_size);
+			st = define(&f, &h, c.data + c.at, n, c.swap, c.size, offset,
+				    &functions_cap, error, error_size);
 			c.at += n;
 		} else {
 			e.time = h.time;

@@ -375,8 +375,8 @@ static void draw_lanes(const struct view *v, double y0, const uint32_t *threads,
 static void draw_axis(const struct view *v, double bottom)
 {
 	static const unsigned mult[] = { 1, 2, 5 };
-	uint64_t span = v->to - v->from, step = 1, power, t;
-	unsigned i;
+	uint64_t span = v->to - v->from, step = span / 10 + 1, power, t;
+	unsigned i, ticks;
 
 	for (power = 1; power < UINT64_MAX / 10; power *= 10) {
 		for (i = 0; i < 3 && span / (power * mult[i]) > 10; i++)
@@ -389,7 +389,8 @@ static void draw_axis(const struct view *v, double bottom)
 	fprintf(v->out, "<line x1=\"%d\" y1=\"%d\" x2=\"%u\" y2=\"%d\" stroke=\"#333\"/>\n",
 		LABEL_W, TOP - 4, LABEL_W + v->width, TOP - 4);
 	/* time since the window's start: what a reader wants to measure */
-	for (t = v->from; t <= v->to && t >= v->from; t += step) {
+	for (t = v->from, ticks = 0; t <= v->to && t >= v->from && ticks <= 20;
+	     t += step, ticks++) {
 		char label[32];
 		double x = x_of(v, t);
 
