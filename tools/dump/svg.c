@@ -242,32 +242,56 @@ static int by_value(const void *a, const void *b)
 
 /* --- drawing -------------------------------------------------------------------- */
 
-/* Bars of segments [i..n) of `seg` that fall within one pixel of each
- * other become one bar: the count goes in data-segments. */
+/*
+ * A bar: one segment, or the segments that begin in the same pixel column
+ * (or lie inside the bar: nested calls on one thread).  A bar of several
+ * is drawn as light as it was idle: its opacity is the busy share of its
+ * span, so many short segments never look like one long one.  There are
+ * at most as many bars per row or lane as the axis has pixels.
+ */
 struct bar {
 	double x0, x1;
+	double busy;                    /* px of segments, summed */
 	uint32_t count;
 	uint32_t thread;
 	uint32_t invocation;            /* of the first */
 };
+
+/* Whether a segment at [x0, x1) joins bar b. */
+static bool joins(const struct bar *b, double x0, double x1)
+{
+	return b->count && ((long)x0 == (long)b->x0 || x1 <= b->x1);
+}
+
+static void join(struct bar *b, double x0, double x1)
+{
+	b->x1 = x1 > b->x1 ? x1 : b->x1;
+	b->busy += x1 - x0;
+	b->count++;
+}
 
 static void put_bar(const struct view *v, const struct bar *b, double y, double h,
 		    const char *fill, const char *cls)
 {
 	const struct model *m = v->m;
 	const struct model_invocation *r = &m->invocations[b->invocation];
-	/* at least a pixel and a half: a 2 us segment on a 20 ms axis stays visible */
-	double w = b->x1 - b->x0 < 1.5 ? 1.5 : b->x1 - b->x0;
+	/* at least a pixel: a 2 us segment on a 20 ms axis stays visible */
+	double w = b->x1 - b->x0 < 1.0 ? 1.0 : b->x1 - b->x0;
+	double busy = b->busy / w;
 
 	fprintf(v->out, "<rect class=\"%s\" data-segments=\"%u\" x=\"%.1f\" y=\"%.1f\" "
-		"width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", cls, b->count, b->x0, y,
-		w, h, fill);
+		"width=\"%.1f\" height=\"%.1f\" fill=\"%s\"", cls, b->count, b->x0, y, w, h,
+		fill);
+	if (b->count > 1 && busy < 1.0)
+		fprintf(v->out, " fill-opacity=\"%.2f\"", busy < 0.25 ? 0.25 : busy);
+	fputs("><title>", v->out);
 	if (b->count == 1) {
 		put_escaped(v->out, m->functions[r->function].name);
 		fprintf(v->out, " #%llu on thread %u</title></rect>\n",
 			(unsigned long long)r->id, b->thread);
 	} else {
-		fprintf(v->out, "%u segments on thread %u</title></rect>\n", b->count, b->thread);
+		fprintf(v->out, "%u segments on thread %u, busy %.0f%%</title></rect>\n",
+			b->count, b->thread, busy < 1.0 ? 100.0 * busy : 100.0);
 	}
 }
 
@@ -312,15 +336,14 @@ static void draw_row(const struct view *v, const struct row *row, unsigned index
 			continue;
 		x0 = x_of(v, s->start);
 		x1 = x_of(v, s->end);
-		if (bar.count && x0 <= bar.x1 + 1.0 && s->thread == bar.thread) {
-			bar.x1 = x1 > bar.x1 ? x1 : bar.x1;
-			bar.count++;
+		if (joins(&bar, x0, x1) && s->thread == bar.thread) {
+			join(&bar, x0, x1);
 			continue;
 		}
 		if (bar.count)
 			put_bar(v, &bar, mid - BAR_H / 2.0, BAR_H,
 				palette[bar.thread % NCOLORS], "seg");
-		bar = (struct bar){ x0, x1, 1, s->thread, row->invocation };
+		bar = (struct bar){ x0, x1, x1 - x0, 1, s->thread, row->invocation };
 		drawn++;
 	}
 	if (bar.count)
@@ -353,16 +376,15 @@ static void draw_lanes(const struct view *v, double y0, const uint32_t *threads,
 				continue;
 			x0 = x_of(v, s->start);
 			x1 = x_of(v, s->end);
-			if (bar.count && x0 <= bar.x1 + 1.0) {
-				bar.x1 = x1 > bar.x1 ? x1 : bar.x1;
-				bar.count++;
+			if (joins(&bar, x0, x1)) {
+				join(&bar, x0, x1);
 				continue;
 			}
 			if (bar.count)
 				put_bar(v, &bar, y + 2, ROW_H - 4,
 					palette[m->invocations[bar.invocation].function % NCOLORS],
 					"run");
-			bar = (struct bar){ x0, x1, 1, s->thread, s->invocation };
+			bar = (struct bar){ x0, x1, x1 - x0, 1, s->thread, s->invocation };
 		}
 		if (bar.count)
 			put_bar(v, &bar, y + 2, ROW_H - 4,
