@@ -42,32 +42,57 @@ static uint64_t now_ns(void)
 
 /* --- the hot path ---------------------------------------------------------- */
 
-/* A call's argument ranges; false (the getter's status in *st) when it
- * has none. */
-struct arguments {
+/* A value's ranges: a call's arguments or a final return's value. */
+struct value {
 	elt_range ranges[MAX_ARGS];
 	size_t count;
 	uint32_t total;
 };
 
-static bool get_arguments(const elt_info *info, struct arguments *a, elt_status *st)
+/* The flags a value gives the record.  What the signature says is empty
+ * (no parameter but the continuation, a void result) needs no getter. */
+static unsigned value_flags(elt_status st)
+{
+	return st == ELT_OK ? REC_VALUE : st == ELT_E_DATAINCOMPLETE ? REC_INCOMPLETE : 0;
+}
+
+static unsigned arguments_of(const elt_info *info, const elt_signature *sig, struct value *v)
 {
 	size_t total = 0;
+	elt_status st;
 
-	a->count = MAX_ARGS;
-	*st = elt_get_enter_info(info, a->ranges, &a->count, &total);
-	a->total = (uint32_t)total;
-	return *st == ELT_OK;
+	v->count = 0;
+	v->total = 0;
+	if (sig->nparams == (sig->continuation_index >= 0 ? 1u : 0u))
+		return REC_VALUE;
+	v->count = MAX_ARGS;
+	st = elt_get_enter_info(info, v->ranges, &v->count, &total);
+	v->total = (uint32_t)total;
+	return value_flags(st);
+}
+
+static unsigned return_of(const elt_info *info, const elt_signature *sig, struct value *v)
+{
+	elt_status st;
+
+	v->count = 0;
+	v->total = 0;
+	if (sig->ret->kind == ELT_TYPE_VOID)
+		return REC_VALUE;
+	st = elt_get_return_info(info, &v->ranges[0]);
+	v->count = 1;
+	v->total = (uint32_t)v->ranges[0].length;
+	return value_flags(st);
 }
 
 /* A value: u32 n, then n bytes from the ranges. */
-static void put_value(struct tbuf *b, const elt_range *ranges, size_t count, uint32_t n)
+static void put_value(struct tbuf *b, const struct value *v)
 {
 	size_t i;
 
-	tbuf_put(b, (const char *)&n, sizeof(n));
-	for (i = 0; i < count; i++)
-		tbuf_put(b, (const char *)ranges[i].start, ranges[i].length);
+	tbuf_put(b, (const char *)&v->total, sizeof(v->total));
+	for (i = 0; i < v->count; i++)
+		tbuf_put(b, (const char *)v->ranges[i].start, v->ranges[i].length);
 }
 
 void binary_segment(struct binary_log *log, const elt_info *info)
@@ -75,26 +100,13 @@ void binary_segment(struct binary_log *log, const elt_info *info)
 	uint64_t now = now_ns();
 	struct tbuf *b = tbuf_get(log->out);
 	const elt_function_desc *fn = elt_get_function(info);
+	const elt_signature *sig = fn ? fn->signature : NULL;
 	elt_segment_kind kind = elt_get_segment_kind(info);
+	struct rec_header h;
 	elt_invocation inv;
 	unsigned flags = 0;
-	/* the header and the largest fixed payload, put in one piece */
-	union {
-		struct {
-			struct rec_header h;
-			union {
-				uint64_t parent, continuation;
-				struct rec_resume resume;
-			} p;
-		} s;
-		char bytes[REC_HEADER_SIZE + sizeof(struct rec_resume)];
-	} rec;
-	size_t fixed = REC_HEADER_SIZE;
-	bool described = fn && fn->signature;
+	struct value value;
 	void *k = NULL;
-	struct arguments args;
-	elt_range ret;
-	elt_status st = ELT_OK;
 
 	if (!b)
 		return;         /* out of memory: counted by tbuf */
@@ -104,49 +116,32 @@ void binary_segment(struct binary_log *log, const elt_info *info)
 	}
 	if (inv.flags & ELT_INVOCATION_ORPHAN)
 		flags |= REC_ORPHAN;
-	if (fn && (kind == ELT_SEGMENT_RESUME || kind == ELT_SEGMENT_SUSPEND))
+	if (sig && kind == ELT_SEGMENT_CALL)
+		flags |= arguments_of(info, sig, &value);
+	else if (sig && kind == ELT_SEGMENT_RETURN)
+		flags |= return_of(info, sig, &value);
+	else if (fn && (kind == ELT_SEGMENT_RESUME || kind == ELT_SEGMENT_SUSPEND))
 		elt_get_continuation(info, &k);
-	switch (kind) {
-	case ELT_SEGMENT_CALL:
-		rec.s.p.parent = inv.parent;
-		fixed += sizeof(uint64_t);
-		if (described) {
-			flags |= get_arguments(info, &args, &st) ? REC_VALUE
-			       : st == ELT_E_DATAINCOMPLETE ? REC_INCOMPLETE : 0;
-		}
-		break;
-	case ELT_SEGMENT_RESUME:
-		rec.s.p.resume.continuation = (uintptr_t)k;
-		rec.s.p.resume.segment = inv.segment;
-		rec.s.p.resume.previous_thread = inv.previous_thread;
-		fixed += sizeof(struct rec_resume);
-		break;
-	case ELT_SEGMENT_SUSPEND:
-		rec.s.p.continuation = (uintptr_t)k;
-		fixed += sizeof(uint64_t);
-		break;
-	case ELT_SEGMENT_RETURN:
-		if (described) {
-			st = elt_get_return_info(info, &ret);
-			flags |= st == ELT_OK ? REC_VALUE
-			       : st == ELT_E_DATAINCOMPLETE ? REC_INCOMPLETE : 0;
-		}
-		break;
-	default:
-		break;
-	}
-	rec.s.h.time = now - log->base_ns;
-	rec.s.h.invocation = inv.id;
-	rec.s.h.function = fn ? fn->index : REC_UNREGISTERED;
-	rec.s.h.thread_kind = rec_pack(inv.thread, flags, (enum rec_kind)kind);
 
-	tbuf_put(b, rec.bytes, fixed);
-	if (flags & REC_VALUE) {
-		if (kind == ELT_SEGMENT_CALL)
-			put_value(b, args.ranges, args.count, args.total);
-		else
-			put_value(b, &ret, 1, (uint32_t)ret.length);
+	h.time = now - log->base_ns;
+	h.invocation = inv.id;
+	h.function = fn ? fn->index : REC_UNREGISTERED;
+	h.thread_kind = rec_pack(inv.thread, flags, (enum rec_kind)kind);
+	/* each piece of a constant size: tbuf_put's copy is inlined */
+	tbuf_put(b, (const char *)&h, sizeof(h));
+	if (kind == ELT_SEGMENT_CALL) {
+		tbuf_put(b, (const char *)&inv.parent, sizeof(uint64_t));
+	} else if (kind == ELT_SEGMENT_RESUME) {
+		struct rec_resume r = { (uintptr_t)k, inv.segment, inv.previous_thread };
+
+		tbuf_put(b, (const char *)&r, sizeof(r));
+	} else if (kind == ELT_SEGMENT_SUSPEND) {
+		uint64_t continuation = (uintptr_t)k;
+
+		tbuf_put(b, (const char *)&continuation, sizeof(continuation));
 	}
+	if (flags & REC_VALUE)
+		put_value(b, &value);
 	tbuf_end_line(b);       /* REC_END */
 }
 
