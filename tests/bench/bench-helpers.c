@@ -7,7 +7,9 @@
  *
  *     bench-helpers [pairs]      default 10 million
  */
+#ifndef ELT_PLUGIN_STATIC
 #define ELT_PLUGIN_STATIC 1
+#endif
 #include "probes.h"
 
 #include <asyncelt.h>
@@ -19,6 +21,7 @@
 #include <time.h>
 
 extern const elt_plugin elt_plugin_counting;
+extern const elt_plugin elt_plugin_logging;
 
 static void empty_cb(const elt_info *info, void *state)
 {
@@ -57,7 +60,7 @@ static double measure(void (*fn)(void), unsigned long n)
 int main(int argc, char **argv)
 {
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000000ul;
-	double bare, none, empty, counting;
+	double bare, none, empty, counting, binary;
 
 	probe_function = 0x1234;
 	elt_register_function(probe_function, "Empty", "v()", 0);
@@ -73,12 +76,20 @@ int main(int argc, char **argv)
 	elt_plugin_add(&elt_plugin_counting, "output=/dev/null");
 #endif
 	counting = measure(probe_pair, n) - empty;
+	/* binary logging on top of both: what recording every segment adds */
+#if defined(_WIN32)
+	elt_plugin_add(&elt_plugin_logging, "format=binary,output=NUL");
+#else
+	elt_plugin_add(&elt_plugin_logging, "format=binary,output=/dev/null");
+#endif
+	binary = measure(probe_pair, n) - empty - counting;
 
 	printf("%-44s %8s %8s\n", "per Enter+Leave pair", "ns", "x bare");
 	printf("%-44s %8.2f %8.1f\n", "bare function (baseline)", bare, 1.0);
 	printf("%-44s %8.2f %8.1f\n", "helpers, no plugin", none, none / bare);
 	printf("%-44s %8.2f %8.1f\n", "helpers, one empty plugin", empty, empty / bare);
 	printf("%-44s %8.2f %8s\n", "counting plugin, on top of that", counting, "");
+	printf("%-44s %8.2f %8s\n", "binary logging, on top of that (2 records)", binary, "");
 	elt_shutdown();
 	return 0;
 }
