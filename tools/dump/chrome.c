@@ -121,6 +121,11 @@ bool output_chrome(const char *path, const struct model *m)
 	if (!ok || !named) {
 		fprintf(stderr, "asyncelt-dump: out of memory\n");
 		ok = false;
+#if defined(_WIN32)
+	} else if (strcmp(path, "-") == 0) {
+		fprintf(stderr, "asyncelt-dump: --chrome needs --output FILE on Windows\n");
+		ok = false;
+#endif
 	} else if (tbuf_open(&set, "--chrome", strcmp(path, "-") == 0 ? "/dev/stdout" : path,
 			     TBUF_DEFAULT_CAPACITY, 0, NULL, NULL) != ELT_OK) {
 		fprintf(stderr, "asyncelt-dump: %s\n", elt_last_error());

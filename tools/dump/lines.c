@@ -69,10 +69,11 @@ static void put_value(FILE *out, const elt_type *t, const uint8_t *p, bool json)
 	}
 }
 
-/* Copies a value out of the file, aligned for its type. */
+/* Copies a value out of the file, aligned as malloc aligns (for any
+ * scalar type): the file keeps values packed. */
 static void put_value_at(FILE *out, const elt_type *t, const uint8_t *p, bool json)
 {
-	void *aligned = aligned_alloc(16, ((size_t)t->size + 15) & ~(size_t)15);
+	void *aligned = malloc(t->size ? t->size : 1);
 
 	if (!aligned) {
 		put_hex_bytes(out, p, t->size, json);

@@ -229,7 +229,8 @@ int main(int argc, char **argv)
 		}
 		have_model = status == 0;
 	}
-	if (status == 0 && output && view != CHROME && !(out = fopen(output, "w"))) {
+	/* "wb": the golden SVG is the same bytes on Windows too */
+	if (status == 0 && output && view != CHROME && !(out = fopen(output, "wb"))) {
 		fprintf(stderr, "asyncelt-dump: %s: %s\n", output, strerror(errno));
 		status = 1;
 	}
