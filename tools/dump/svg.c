@@ -23,6 +23,7 @@
 #define INDENT 10       /* per nesting level */
 #define MAX_DEPTH 16    /* deeper rows are drawn at this indent */
 #define TOP 40          /* title and axis */
+#define MAX_LANES 64    /* thread lanes drawn */
 
 /* Colorblind-friendly (Okabe-Ito and Tableau-like), threads by index. */
 static const char *const palette[] = {
@@ -352,27 +353,70 @@ static void draw_row(const struct view *v, const struct row *row, unsigned index
 	(void)drawn;
 }
 
-/* Per thread, whose segments it ran: colored by function. */
+/* The lane of a thread: its index in the sorted `threads`. */
+static uint32_t lane_of(const uint32_t *threads, uint32_t nthreads, uint32_t thread)
+{
+	uint32_t lo = 0, hi = nthreads;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (threads[mid] < thread)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Per thread, whose segments it ran: colored by function.  The segments
+ * are bucketed per lane first (in start order), so drawing costs
+ * O(segments log threads) however many threads there are; at most
+ * MAX_LANES lanes are drawn. */
 static void draw_lanes(const struct view *v, double y0, const uint32_t *threads,
 		       uint32_t nthreads)
 {
 	const struct model *m = v->m;
-	uint32_t t;
+	uint32_t lanes = nthreads < MAX_LANES ? nthreads : MAX_LANES, t;
+	size_t *first = calloc((size_t)lanes + 1, sizeof(*first));
+	size_t *order = malloc((m->nsegments + 1) * sizeof(*order));
 	size_t i;
 
+	if (!first || !order) {
+		fprintf(stderr, "asyncelt-dump: out of memory\n");
+		free(first);
+		free(order);
+		return;
+	}
+	for (i = 0; i < m->nsegments; i++) {
+		t = lane_of(threads, nthreads, m->segments[i].thread);
+		if (t < lanes)
+			first[t + 1]++;
+	}
+	for (t = 0; t < lanes; t++)
+		first[t + 1] += first[t];
+	for (i = 0; i < m->nsegments; i++) {
+		t = lane_of(threads, nthreads, m->segments[i].thread);
+		if (t < lanes)
+			order[first[t]++] = i;
+	}
+	/* first[t] is now the end of lane t: the start is the previous end */
 	fprintf(v->out, "<text class=\"h\" x=\"4\" y=\"%.1f\">Threads: whose segment each "
-		"ran (colored by function)</text>\n", y0 - 6);
-	for (t = 0; t < nthreads; t++) {
+		"ran (colored by function)", y0 - 6);
+	if (lanes < nthreads)
+		fprintf(v->out, "; %u more threads not shown", nthreads - lanes);
+	fputs("</text>\n", v->out);
+	for (t = 0; t < lanes; t++) {
 		double y = y0 + t * ROW_H;
 		struct bar bar = { 0 };
 
 		fprintf(v->out, "<g class=\"lane\" data-thread=\"%u\">\n<text x=\"4\" y=\"%.1f\">"
 			"thread %u</text>\n", threads[t], y + 12, threads[t]);
-		for (i = 0; i < m->nsegments; i++) {
-			const struct model_segment *s = &m->segments[i];
+		for (i = t ? first[t - 1] : 0; i < first[t]; i++) {
+			const struct model_segment *s = &m->segments[order[i]];
 			double x0, x1;
 
-			if (s->thread != threads[t] || s->end < v->from || s->start > v->to)
+			if (s->end < v->from || s->start > v->to)
 				continue;
 			x0 = x_of(v, s->start);
 			x1 = x_of(v, s->end);
@@ -391,6 +435,8 @@ static void draw_lanes(const struct view *v, double y0, const uint32_t *threads,
 				palette[m->invocations[bar.invocation].function % NCOLORS], "run");
 		fputs("</g>\n", v->out);
 	}
+	free(first);
+	free(order);
 }
 
 /* Ticks every 1, 2 or 5 times a power of ten, about ten of them. */
@@ -475,7 +521,7 @@ void output_svg(FILE *out, const struct model *m, const struct svg_selection *se
 			threads[nthreads++] = threads[k];
 
 	lanes_y = TOP + (double)s.nrows * ROW_H + 30;
-	height = lanes_y + (double)nthreads * ROW_H + 40;
+	height = lanes_y + (double)(nthreads < MAX_LANES ? nthreads : MAX_LANES) * ROW_H + 40;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%.0f\" "
 		"viewBox=\"0 0 %u %.0f\" font-family=\"DejaVu Sans Mono, monospace\" "
