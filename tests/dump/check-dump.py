@@ -10,6 +10,11 @@
         per invocation, as many X slices as calls and resumes.
     check-dump.py count EVENTS.jsonl KIND N
         N lines of kind KIND (e.g. call).
+    check-dump.py same LIVE.json DUMP.json
+        two Chrome traces of one run (timing:trace= live, asyncelt-dump
+        --chrome from the recording) have the same slices (invocation,
+        segment, thread, flows in and out) and async tracks (segments,
+        hops); only times may differ.
 
 Prints what it found; on a problem prints it and exits with 1.
 """
@@ -81,12 +86,36 @@ def check_count(jsonl, kind, n, problems):
     print("%s: %d %s lines" % (jsonl, got, kind))
 
 
+def check_same(live, dumped, problems):
+    def shape(path):
+        with open(path, encoding="utf-8") as f:
+            events = json.load(f)
+        slices = collections.Counter(
+            (e["args"]["invocation"], e["args"]["segment"], e["tid"],
+             bool(e.get("flow_in")), bool(e.get("flow_out")))
+            for e in events if e["ph"] == "X")
+        tracks = {e["id"]: (e["args"]["segments"], e["args"]["hops"])
+                  for e in events if e["ph"] == "e"}
+        return slices, tracks
+    a, b = shape(live), shape(dumped)
+    if a[0] != b[0]:
+        problems.append("slices differ: %r" % sorted((a[0] - b[0]).items())[:5]
+                        + " live only, %r" % sorted((b[0] - a[0]).items())[:5] + " dump only")
+    if a[1] != b[1]:
+        problems.append("async tracks differ: %r" %
+                        sorted(k for k in set(a[1]) | set(b[1]) if a[1].get(k) != b[1].get(k))[:10])
+    print("%s and %s: %d slices, %d async tracks compared" % (live, dumped, sum(a[0].values()),
+                                                            len(a[1])))
+
+
 def main(argv):
     problems = []
     if argv[1] == "svg":
         check_svg(argv[2], argv[3], int(argv[4]) if len(argv) > 4 else None, problems)
     elif argv[1] == "trace":
         check_trace(argv[2], argv[3], problems)
+    elif argv[1] == "same":
+        check_same(argv[2], argv[3], problems)
     elif argv[1] == "count":
         check_count(argv[2], argv[3], int(argv[4]), problems)
     else:
