@@ -5,10 +5,14 @@
  * --svg).  Whatever the bytes, the readers must return an error or a
  * model, never crash, hang or read outside the buffer.
  *
- *     clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude ... \
+ * Built only with clang, from the source directory, against a build's
+ * library (BUILD is its directory):
+ *
+ *     clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
  *         tests/fuzz/fuzz-dump.c tools/dump/{read,model,lines,summary,svg,chrome-in}.c \
- *         plugins/timing/histogram.c -Llib/.libs -lasyncelt -lm
- *     ./fuzz-dump tests/fuzz/corpus/dump
+ *         plugins/timing/histogram.c BUILD/.libs/libasyncelt.so \
+ *         -Wl,-rpath,BUILD/.libs -lm -o fuzz-dump
+ *     ./fuzz-dump -timeout=3 -max_len=16384 CORPUS_COPY tests/fuzz/corpus/dump
  *
  * Seeds: tests/fuzz/corpus/dump (a whole recording, one cut short, a
  * Chrome trace).
