@@ -6,6 +6,9 @@
  *
  *     ASYNCELT_PLUGINS='logging:format=json,output=trace-%p.jsonl'
  *
+ * or, with format=binary (binary.c), compact records that asyncelt-dump
+ * turns into text, JSON Lines, a Chrome trace, a report or a picture later.
+ *
  * A template for plugins that record every segment: each thread appends
  * its lines to its own buffer (plugins/common/tbuf.h), so the callbacks
  * take no lock and make no system call, except to write out a full buffer
@@ -15,6 +18,7 @@
 #include <asyncelt/plugin.h>
 
 #include "../common/tbuf.h"
+#include "binary.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -26,8 +30,11 @@
  * ranges live on the instrumented thread's stack, which may be small). */
 #define MAX_ARGS 16
 
+enum format { TEXT, JSON, BINARY };
+
 struct logging {
-	struct tbuf_set *out;
+	struct tbuf_set *out;           /* TEXT and JSON */
+	struct binary_log *binary;      /* BINARY */
 	bool json;
 	uint64_t start_ns;              /* timestamps count from init */
 };
@@ -44,7 +51,7 @@ static uint64_t now_ns(void)
 /* --- options ------------------------------------------------------------- */
 
 static elt_status parse_options(const char *options, char *path, size_t path_size,
-				bool *json, size_t *capacity)
+				enum format *format, size_t *capacity)
 {
 	const char *cursor = options;
 	elt_option opt;
@@ -60,13 +67,16 @@ static elt_status parse_options(const char *options, char *path, size_t path_siz
 			path[opt.value_len] = '\0';
 		} else if (elt_option_is(&opt, "format") && opt.value_len == 4 &&
 			   memcmp(opt.value, "json", 4) == 0) {
-			*json = true;
+			*format = JSON;
 		} else if (elt_option_is(&opt, "format") && opt.value_len == 4 &&
 			   memcmp(opt.value, "text", 4) == 0) {
-			*json = false;
+			*format = TEXT;
+		} else if (elt_option_is(&opt, "format") && opt.value_len == 6 &&
+			   memcmp(opt.value, "binary", 6) == 0) {
+			*format = BINARY;
 		} else if (elt_option_is(&opt, "format")) {
 			return elt_set_error(ELT_E_BAD_OPTION,
-					     "format: \"%.*s\" is not text or json",
+					     "format: \"%.*s\" is not text, json or binary",
 					     (int)opt.value_len, opt.value);
 		} else if (elt_option_is(&opt, "buffer")) {
 			char *end;
@@ -92,13 +102,20 @@ static elt_status logging_init(const char *options, void **state)
 {
 	struct logging *l = calloc(1, sizeof(*l));
 	size_t capacity = TBUF_DEFAULT_CAPACITY;
+	enum format format = TEXT;
 	char path[4096] = "";
 	elt_status st;
 
 	if (!l)
 		return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
-	st = parse_options(options, path, sizeof(path), &l->json, &capacity);
-	if (st == ELT_OK)
+	st = parse_options(options, path, sizeof(path), &format, &capacity);
+	l->json = format == JSON;
+	if (st == ELT_OK && format == BINARY && !*path)
+		st = elt_set_error(ELT_E_BAD_OPTION,
+				   "format=binary needs output=FILE (it is not for a terminal)");
+	else if (st == ELT_OK && format == BINARY)
+		st = binary_open(&l->binary, path, capacity);
+	else if (st == ELT_OK)
 		st = tbuf_open(&l->out, "output", *path ? path : TBUF_STDERR, capacity,
 			       0, NULL, NULL);
 	if (st != ELT_OK) {
@@ -217,9 +234,8 @@ static void put_return(struct tbuf *b, bool json, const elt_info *info,
 		       json ? ELT_FORMAT_JSON : 0);
 }
 
-static void log_segment(const elt_info *info, void *state)
+static void log_line(struct logging *l, const elt_info *info)
 {
-	struct logging *l = state;
 	uint64_t ns = now_ns() - l->start_ns;
 	struct tbuf *b = tbuf_get(l->out);
 	const elt_function_desc *fn = elt_get_function(info);
@@ -294,19 +310,42 @@ static void log_segment(const elt_info *info, void *state)
 	tbuf_end_line(b);
 }
 
+static void log_segment(const elt_info *info, void *state)
+{
+	struct logging *l = state;
+
+	if (l->binary)
+		binary_segment(l->binary, info);
+	else
+		log_line(l, info);
+}
+
+/* Only the binary format keeps a function table (the lines name them). */
+static void *logging_function_added(void *state, const elt_function_desc *fn)
+{
+	struct logging *l = state;
+
+	if (l->binary)
+		binary_function_added(l->binary, fn);
+	return NULL;
+}
+
 /* --- thread exit and the end --------------------------------------------- */
 
 static void logging_thread_exit(void *state)
 {
 	struct logging *l = state;
 
-	tbuf_thread_exit(l->out);
+	if (l->binary)
+		binary_thread_exit(l->binary);
+	else
+		tbuf_thread_exit(l->out);
 }
 
 static elt_status logging_fini(void *state)
 {
 	struct logging *l = state;
-	elt_status st = tbuf_close(l->out);
+	elt_status st = l->binary ? binary_close(l->binary) : tbuf_close(l->out);
 
 	if (st != ELT_OK)
 		elt_report("logging: %s", elt_last_error());
@@ -315,10 +354,11 @@ static elt_status logging_fini(void *state)
 }
 
 ELT_PLUGIN_DEFINE(logging,
-	.description = "one line per segment: text or JSON Lines",
+	.description = "one record per segment: text, JSON Lines or binary",
 	.init = logging_init,
 	.enter = log_segment,
 	.leave = log_segment,
 	.tailcall = log_segment,
+	.function_added = logging_function_added,
 	.thread_exit = logging_thread_exit,
 	.fini = logging_fini);

@@ -60,7 +60,7 @@ if [ ! -f "$build/config.status" ] || [ "$src/configure" -nt "$build/config.stat
 fi
 make -C "$build" -j2 libasyncelt.la >"$build/make.log" 2>&1 ||
 	{ tail -n 30 "$build/make.log"; echo "build failed: see $build/make.log" >&2; exit 2; }
-libs=$(sed -n 's/^LIBS = //p' "$build/Makefile")
+libs="$(sed -n 's/^LIBS = //p' "$build/Makefile") -lm"
 
 extra=()
 for f in ${FUZZ_SOURCES:-}; do

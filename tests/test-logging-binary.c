@@ -1,0 +1,243 @@
+/*
+ * logging:format=binary, loaded as a module as $ASYNCELT_PLUGINS would,
+ * read back with asyncelt-dump's own parser (tools/dump/read.c): N
+ * segments of each kind from several threads give exactly N records of
+ * each kind, with their values' bytes and continuations, through a normal
+ * buffer and a 64-byte one (a write per record: nothing lost, nothing
+ * split); the file names its pid and functions; a fork child's file (%p)
+ * names the functions again and holds only its own records; format=binary
+ * without output= is refused.  Segments come from the producer API.
+ */
+#include "tap.h"
+#include "plugin-output.h"
+#include "../tools/dump/read.h"
+#include "../plugins/logging/recording.h"
+
+#include <asyncelt.h>
+#include <asyncelt/plugin.h>
+
+#include <pthread.h>
+#include <unistd.h>
+#if !defined(_WIN32)
+# include <sys/wait.h>
+#endif
+
+#define THREADS 4
+#define INVOCATIONS 100         /* per thread */
+#define ALL (THREADS * INVOCATIONS)
+
+static const elt_function_id WORK = 0x100, PLAIN = 0x200;
+
+/* Each invocation of Work: a call, a suspension, its resume, a return;
+ * a call of Plain nested in the first segment. */
+static void *worker(void *arg)
+{
+	uintptr_t base = ((uintptr_t)arg + 1) << 20;
+	int32_t i32 = 7;
+	double d = 0.5;
+	int64_t result = 42;
+	void *work_args[] = { &i32, &d };
+	void *pointer = (void *)(uintptr_t)0xfeed;
+	void *plain_args[] = { &pointer };
+	int i;
+
+	for (i = 0; i < INVOCATIONS; i++) {
+		void *k = (void *)(base + (uintptr_t)i * 16);
+
+		elt_emit_enter(WORK, work_args, NULL);
+		elt_emit_enter(PLAIN, plain_args, NULL);
+		elt_emit_leave(PLAIN, NULL, NULL);
+		elt_emit_leave(WORK, NULL, k);
+		elt_emit_enter(WORK, NULL, k);
+		elt_emit_leave(WORK, &result, NULL);
+	}
+	return NULL;
+}
+
+struct tally {
+	unsigned long kinds[REC_KIND_COUNT];
+	unsigned long work_args_ok, ret_ok, suspends_with_k, resumes_matched;
+	unsigned long unordered;        /* a thread's records out of time order */
+};
+
+static void tally_file(const struct dump_file *f, struct tally *t)
+{
+	uint64_t last[THREADS + 8] = { 0 };
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < f->nevents; i++) {
+		const struct dump_event *e = &f->events[i];
+		const char *name = e->function < f->nfunctions && f->functions[e->function].defined
+				   ? f->functions[e->function].name : "?";
+		int32_t i32;
+		double d;
+		int64_t ret;
+
+		t->kinds[e->kind]++;
+		if (e->thread < THREADS + 8) {
+			t->unordered += e->time < last[e->thread];
+			last[e->thread] = e->time;
+		}
+		if (e->kind == REC_CALL && !strcmp(name, "Work") && (e->flags & REC_VALUE) &&
+		    e->value_len == sizeof(i32) + sizeof(d)) {
+			memcpy(&i32, e->value, sizeof(i32));
+			memcpy(&d, e->value + sizeof(i32), sizeof(d));
+			t->work_args_ok += i32 == 7 && d == 0.5;
+		}
+		if (e->kind == REC_RETURN && !strcmp(name, "Work") && (e->flags & REC_VALUE) &&
+		    e->value_len == sizeof(ret)) {
+			memcpy(&ret, e->value, sizeof(ret));
+			t->ret_ok += ret == 42;
+		}
+		if (e->kind == REC_SUSPEND && e->parent_or_continuation)
+			t->suspends_with_k++;
+		if (e->kind == REC_RESUME && e->segment == 1 && e->parent_or_continuation)
+			t->resumes_matched++;
+	}
+}
+
+static int read_recording(const char *path, struct dump_file *f, char **data)
+{
+	char error[512];
+	FILE *file = fopen(path, "rb");
+	size_t size;
+
+	*data = slurp(path);
+	if (!file)
+		return 0;
+	fseek(file, 0, SEEK_END);
+	size = (size_t)ftell(file);
+	fclose(file);
+	if (dump_parse(*data, size, path, f, error, sizeof(error)) != ELT_OK) {
+		tap_diag("%s", error);
+		return 0;
+	}
+	return 1;
+}
+
+static void check_recording(const char *path, const char *what)
+{
+	struct dump_file f;
+	struct tally t;
+	char *data;
+
+	if (!read_recording(path, &f, &data)) {
+		int i;
+
+		for (i = 0; i < 5; i++)         /* failures, never skips */
+			ok(0, "%s: the recording is readable", what);
+		free(data);
+		return;
+	}
+	ok(!f.truncated && f.pid == (long)getpid(), "%s: whole, the pid in its preamble", what);
+	tally_file(&f, &t);
+	ok(t.kinds[REC_CALL] == 2 * ALL && t.kinds[REC_SUSPEND] == ALL &&
+	   t.kinds[REC_RESUME] == ALL && t.kinds[REC_RETURN] == 2 * ALL,
+	   "%s: %lu calls, %lu suspensions, %lu resumes, %lu returns", what,
+	   t.kinds[REC_CALL], t.kinds[REC_SUSPEND], t.kinds[REC_RESUME], t.kinds[REC_RETURN]);
+	ok(t.work_args_ok == ALL && t.ret_ok == ALL,
+	   "%s: every Work call carries (7, 0.5), every return 42", what);
+	ok(t.suspends_with_k == ALL && t.resumes_matched == ALL,
+	   "%s: suspensions and resumes carry their continuation and segment", what);
+	ok(t.unordered == 0 && f.nfunctions >= 2 && !strcmp(f.functions[0].name, "Work") &&
+	   !strcmp(f.functions[0].signature_text, "l(K i d)"),
+	   "%s: each thread's records in order, functions named with signatures", what);
+	dump_file_free(&f);
+	free(data);
+}
+
+int main(void)
+{
+	const char *prefix = test_prefix("logging-binary");
+	char spec[1024], path[300], tiny_path[300];
+	pthread_t threads[THREADS];
+	int t, forked = 0;
+	long child = 0;
+
+	tap_plan(11);
+	if (elt_register_function(WORK, "Work", "l(K i d)", ELT_FUNCTION_ASYNC) ||
+	    elt_register_function(PLAIN, "Plain", "v(p)", 0))
+		tap_bail("register: %s", elt_last_error());
+
+	is_int(elt_plugin_load("logging:format=binary"), ELT_E_BAD_OPTION,
+	       "format=binary without output= is refused");
+	ok(strstr(elt_last_error(), "output=") != NULL, "... saying why: %s", elt_last_error());
+
+	snprintf(spec, sizeof(spec), "logging:format=binary,output=%s-%%p.bin;"
+		 "logging:format=binary,buffer=64,output=%s-tiny.bin", prefix, prefix);
+	is_int(elt_plugin_load(spec), ELT_OK, "two binary instances load: %s", elt_last_error());
+	snprintf(path, sizeof(path), "%s-%ld.bin", prefix, (long)getpid());
+	snprintf(tiny_path, sizeof(tiny_path), "%s-tiny.bin", prefix);
+
+	for (t = 0; t < THREADS; t++)
+		if (pthread_create(&threads[t], NULL, worker, (void *)(uintptr_t)t))
+			tap_bail("pthread_create failed");
+	for (t = 0; t < THREADS; t++)
+		pthread_join(threads[t], NULL);
+
+#if !defined(_WIN32)
+	{
+		pid_t pid = fork();
+		int status = -1;
+
+		if (pid == 0) {         /* the child: one call of its own */
+			void *pointer = NULL;
+			void *args[] = { &pointer };
+
+			elt_emit_enter(PLAIN, args, NULL);
+			elt_emit_leave(PLAIN, NULL, NULL);
+			_exit(elt_shutdown() == ELT_OK ? 0 : 1);
+		}
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		forked = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		child = (long)pid;
+	}
+#endif
+	is_int(elt_shutdown(), ELT_OK, "shutdown writes every buffer out");
+
+	check_recording(path, "normal buffer");
+	if (forked) {
+		char child_path[300], *data;
+		struct dump_file f;
+		struct tally tl;
+
+		snprintf(child_path, sizeof(child_path), "%s-%ld.bin", prefix, child);
+		if (read_recording(child_path, &f, &data)) {
+			tally_file(&f, &tl);
+			ok(f.nevents == 2 && tl.kinds[REC_CALL] == 1 && tl.kinds[REC_RETURN] == 1 &&
+			   f.pid == child && f.nfunctions >= 2 && f.functions[1].defined &&
+			   !strcmp(f.functions[1].name, "Plain"),
+			   "the fork child's own file: its pid, the functions, its 2 records only");
+			dump_file_free(&f);
+		} else {
+			ok(0, "the fork child's own file: readable");
+		}
+		free(data);
+		unlink(child_path);
+	} else {
+		tap_skip(1, "no fork");
+	}
+	{
+		/* the 64-byte buffer: records longer than it are written in
+		 * pieces, still whole in the file; the fork child appends there */
+		struct dump_file f;
+		struct tally tl;
+		char *data;
+
+		if (read_recording(tiny_path, &f, &data)) {
+			tally_file(&f, &tl);
+			ok(!f.truncated && tl.kinds[REC_CALL] == 2 * ALL + (unsigned long)forked &&
+			   tl.work_args_ok == ALL && tl.ret_ok == ALL,
+			   "64-byte buffer: every record whole, %lu calls", tl.kinds[REC_CALL]);
+			dump_file_free(&f);
+		} else {
+			ok(0, "64-byte buffer: readable");
+		}
+		free(data);
+	}
+	unlink(path);
+	unlink(tiny_path);
+	return tap_done();
+}
