@@ -47,15 +47,15 @@ plain=$(cpu "$work/leaf" "$calls")
 traced=$(cpu uftrace record -d "$work/data" "$work/leaf" "$calls")
 uftrace_ns=$(awk -v t="$traced" -v p="$plain" -v n="$calls" 'BEGIN { printf "%.1f", (t - p) * 1e9 / n }')
 
-table=$("$bench" 5 "binary logging" | tee "$work/bench")
-ours=$(awk -F'|' '$2 ~ /^ binary logging +$/ { gsub(/ /, "", $3); print $3 }' "$work/bench")
+table=$(TMPDIR=$work "$bench" 5 "binary logging to a file" | tee "$work/bench")
+ours=$(awk -F'|' '$2 ~ /^ binary logging to a file +$/ { gsub(/ /, "", $3); print $3 }' "$work/bench")
 grep '^CPU:' "$work/bench"
 echo "uftrace $(uftrace --version 2>/dev/null | head -n 1 | awk '{ print $2 }'), $calls calls of a -pg leaf, recorded to disk:"
 printf '| %-44s | %10s |\n' "per call (Enter+Leave)" "CPU ns"
 printf '|%s|%s|\n' "----------------------------------------------" "------------"
 printf '| %-44s | %10s |\n' "uftrace record (recorder included)" "$uftrace_ns"
 if [ -n "$ours" ] && [ "$ours" != "n/a" ]; then
-	printf '| %-44s | %10s |\n' "asyncelt, logging:format=binary" "$ours"
+	printf '| %-44s | %10s |\n' "asyncelt, logging:format=binary to a file" "$ours"
 	awk -v u="$uftrace_ns" -v o="$ours" 'BEGIN { printf "uftrace costs %.1fx what binary logging costs per call\n", u / o }'
 else
 	echo "binary logging did not run here:"

@@ -4,7 +4,8 @@
  * caller-saved general registers and xmm/ymm/zmm 0-7 at the CPU's width),
  * clears the upper vector halves, calls an empty C function and restores
  * it all; called exactly as the probes call the helpers.  No plugin, no
- * lookup, no classification: the floor for a register-saving hook.
+ * lookup, no classification: the floor for a register-saving hook.  And
+ * the same function calling the real helpers, for the helper rows.
  */
 #include "asm.h"
 
@@ -69,9 +70,10 @@ ELT_ENTRY(\name)
 ELT_END(\name)
 .endm
 
-/* An instrumented function calling the stub twice, as probe_pair calls
- * Enter and Leave. */
-.macro PAIR name, stub
+/* An instrumented function (id 0x1234) calling Enter then Leave as a JIT
+ * would: unlike the test probes, it stores nothing to memory that another
+ * thread also writes, so two threads running it share no cache line. */
+.macro PAIR name, enter, leave
 ELT_ENTRY(\name)
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
@@ -81,11 +83,11 @@ ELT_ENTRY(\name)
 	leaq	16(%rbp), %r11
 	pushq	%r11
 	pushq	$0x1234
-	call	\stub
+	call	\enter
 	leaq	16(%rbp), %r11
 	pushq	%r11
 	pushq	$0x1234
-	call	\stub
+	call	\leave
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
 	ret
@@ -95,8 +97,9 @@ ELT_END(\name)
 	STUB	bench_stub_sse, 16
 	STUB	bench_stub_avx, 32
 	STUB	bench_stub_avx512, 64
-	PAIR	bench_stub_pair_sse, bench_stub_sse
-	PAIR	bench_stub_pair_avx, bench_stub_avx
-	PAIR	bench_stub_pair_avx512, bench_stub_avx512
+	PAIR	bench_stub_pair_sse, bench_stub_sse, bench_stub_sse
+	PAIR	bench_stub_pair_avx, bench_stub_avx, bench_stub_avx
+	PAIR	bench_stub_pair_avx512, bench_stub_avx512, bench_stub_avx512
+	PAIR	bench_helper_pair, elt_helper_enter, elt_helper_leave
 
 	ELT_OBJECT_NOTES
