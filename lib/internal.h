@@ -38,6 +38,12 @@
 ELT_HIDDEN elt_status elt_vset_error(elt_status status, const char *fmt,
 				     va_list ap);
 
+/* --- pages.c: zeroed memory a signal handler's segment may ask for ------- */
+
+/* NULL when there is none; errno unchanged either way. */
+ELT_HIDDEN void *elt_pages_map(size_t size);
+ELT_HIDDEN void elt_pages_unmap(void *p, size_t size);
+
 /* --- registry.c: registered functions ------------------------------------ */
 
 struct elt_function {

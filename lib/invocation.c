@@ -66,35 +66,6 @@ static _Atomic uint64_t exited_started, exited_completed;
 #define MAX_RESUME_WAIT_MS 10000
 static long resume_wait_ns = DEFAULT_RESUME_WAIT_MS * 1000000L;
 
-/* --- zeroed memory without malloc ----------------------------------------
- *
- * Anonymous mappings come zeroed, need no lock in libc, and can be asked
- * for from a signal handler in practice (mmap is a bare system call on
- * every libc we build with, though POSIX does not list it as
- * async-signal-safe).  Only whole chunks are mapped: records, shadow
- * stacks and tables, never a single small object. */
-static void *map_zeroed(size_t size)
-{
-#if defined(_WIN32)
-	return VirtualAlloc(NULL, size, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
-#else
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-#endif
-}
-
-static void unmap(void *p, size_t size)
-{
-#if defined(_WIN32)
-	(void)size;
-	VirtualFree(p, 0, MEM_RELEASE);
-#else
-	munmap(p, size);
-#endif
-}
-
 /* --- the continuation table ----------------------------------------------
  *
  * Suspended invocations by continuation: open addressing in a power-of-two
@@ -205,7 +176,7 @@ static size_t table_bytes(size_t slots)
 
 static struct table *map_table(size_t slots)
 {
-	struct table *t = map_zeroed(table_bytes(slots));
+	struct table *t = elt_pages_map(table_bytes(slots));
 
 #if defined(MADV_HUGEPAGE)
 	/* Every access is at a random place: with 4 KiB pages, beyond a few
@@ -232,7 +203,7 @@ static struct table *table_now(void)
 	if (!atomic_compare_exchange_strong_explicit(&current_table, &t, fresh,
 						     memory_order_acq_rel,
 						     memory_order_acquire)) {
-		unmap(fresh, table_bytes((size_t)1 << MIN_TABLE_BITS));
+		elt_pages_unmap(fresh, table_bytes((size_t)1 << MIN_TABLE_BITS));
 		return t;
 	}
 	return fresh;
@@ -624,13 +595,13 @@ static void carve(struct elt_thread_invocations *t)
 			}
 			return;
 		}
-		if (!(fresh = map_zeroed(sizeof(*fresh))))
+		if (!(fresh = elt_pages_map(sizeof(*fresh))))
 			return;
 		fresh->next = c;
 		if (!atomic_compare_exchange_strong_explicit(&chunks, &c, fresh,
 							     memory_order_release,
 							     memory_order_relaxed))
-			unmap(fresh, sizeof(*fresh));   /* another thread's is there */
+			elt_pages_unmap(fresh, sizeof(*fresh));   /* another thread's is there */
 	}
 }
 
@@ -733,11 +704,11 @@ int elt_invocation_grow(struct elt_thread_invocations *t)
 {
 	uint32_t capacity = t->capacity * 2;
 	int saved_errno = errno;
-	struct elt_shadow_entry *stack = map_zeroed(capacity * sizeof(*stack));
+	struct elt_shadow_entry *stack = elt_pages_map(capacity * sizeof(*stack));
 
 	if (stack) {
 		memcpy(stack, t->stack, t->depth * sizeof(*stack));
-		unmap(t->stack, t->capacity * sizeof(*stack));
+		elt_pages_unmap(t->stack, t->capacity * sizeof(*stack));
 		t->stack = stack;
 		t->capacity = capacity;
 	}
@@ -842,7 +813,7 @@ int elt_invocation_thread_init(struct elt_thread_invocations *t)
 {
 	int saved_errno = errno;
 
-	t->stack = map_zeroed(INITIAL_STACK * sizeof(*t->stack));
+	t->stack = elt_pages_map(INITIAL_STACK * sizeof(*t->stack));
 	errno = saved_errno;
 	if (!t->stack)
 		return 0;
@@ -864,7 +835,7 @@ void elt_invocation_thread_exit(struct elt_thread_invocations *t)
 	atomic_fetch_add(&exited_completed,
 			 atomic_load_explicit(&t->completed, memory_order_relaxed));
 	give_back(t, t->free_count);
-	unmap(t->stack, t->capacity * sizeof(*t->stack));
+	elt_pages_unmap(t->stack, t->capacity * sizeof(*t->stack));
 	t->stack = NULL;
 	t->depth = t->capacity = 0;
 }
@@ -876,7 +847,7 @@ void elt_invocation_thread_forget(struct elt_thread_invocations *t)
 		elt_async_segment_ended(t);
 	/* Its records and stack are the parent's history: not counted, and
 	 * the records stay where they are, unused. */
-	unmap(t->stack, t->capacity * sizeof(*t->stack));
+	elt_pages_unmap(t->stack, t->capacity * sizeof(*t->stack));
 	t->stack = NULL;
 	t->depth = t->capacity = 0;
 }

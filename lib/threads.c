@@ -16,9 +16,6 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-#if !defined(_WIN32)
-# include <sys/mman.h>
-#endif
 #if defined(__linux__)
 # include <linux/membarrier.h>
 # include <sys/syscall.h>
@@ -40,33 +37,6 @@ ELT_TLS struct elt_thread_invocations *elt_thread_state;
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_record *threads;
 static pthread_key_t exit_key;
-
-/*
- * A thread's record is mapped, not malloc'd: its first segment may come
- * from a signal handler that interrupted malloc.  (Windows has no
- * signals of that kind.)
- */
-static struct thread_record *record_new(void)
-{
-#if defined(_WIN32)
-	return calloc(1, sizeof(struct thread_record));
-#else
-	void *p = mmap(NULL, sizeof(struct thread_record), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-#endif
-}
-
-static void record_free(struct thread_record *r)
-{
-#if defined(_WIN32)
-	free(r);
-#else
-	if (r)
-		munmap(r, sizeof(*r));
-#endif
-}
 
 static void thread_exiting(void *value)
 {
@@ -92,7 +62,7 @@ static void thread_exiting(void *value)
 	if (r->next)
 		r->next->prev = r->prev;
 	pthread_mutex_unlock(&threads_lock);
-	record_free(r);
+	elt_pages_unmap(r, sizeof(*r));
 }
 
 #if !defined(_WIN32)
@@ -120,7 +90,7 @@ static void after_fork_child(void)
 		if (r == self)
 			continue;
 		elt_invocation_thread_forget(&r->invocations);
-		record_free(r);
+		elt_pages_unmap(r, sizeof(*r));
 	}
 	threads = self;
 	if (self)
@@ -146,10 +116,10 @@ int elt_thread_attach(void)
 	 * threads_lock) finds the thread busy and is not reported. */
 	atomic_store_explicit(&elt_thread_flags, ELT_THREAD_IN_CALLBACK, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
-	r = record_new();
+	r = elt_pages_map(sizeof(*r));  /* not malloc: see pages.c */
 	/* Not reported: shutdown could not wait for it. */
 	if (!r || !elt_invocation_thread_init(&r->invocations)) {
-		record_free(r);
+		elt_pages_unmap(r, sizeof(*r));
 		atomic_store_explicit(&elt_thread_flags, ELT_THREAD_UNATTACHABLE,
 				      memory_order_relaxed);
 		return 0;

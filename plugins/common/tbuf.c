@@ -2,11 +2,9 @@
  * Per-thread output buffers: see tbuf.h for what they promise.
  */
 #include "tbuf.h"
+#include "pages.h"
 
 #include <errno.h>
-#if !defined(_WIN32)
-# include <sys/mman.h>
-#endif
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -236,31 +234,6 @@ static size_t buffer_size(const struct tbuf_set *set)
 	       ((set->user_size + 15) & ~(size_t)15) + set->capacity;
 }
 
-/* Mapped, not malloc'd: a thread's first segment may come from a signal
- * handler that interrupted malloc.  (Windows has no such signals.) */
-static void *buffer_alloc(size_t size)
-{
-#if defined(_WIN32)
-	return calloc(1, size);
-#else
-	int saved_errno = errno;
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	errno = saved_errno;
-	return p == MAP_FAILED ? NULL : p;
-#endif
-}
-
-static void buffer_free(void *p, size_t size)
-{
-#if defined(_WIN32)
-	(void)size;
-	free(p);
-#else
-	munmap(p, size);
-#endif
-}
-
 /* A free buffer of the set, or a new one (the set's lock is held). */
 static struct tbuf *take_buffer(struct tbuf_set *set)
 {
@@ -271,7 +244,7 @@ static struct tbuf *take_buffer(struct tbuf_set *set)
 	for (b = set->all; b; b = b->next_all)
 		if (!b->in_use)
 			return b;
-	b = buffer_alloc(buffer_size(set));
+	b = pages_map(buffer_size(set));        /* pages.h: not malloc */
 	if (!b)
 		return NULL;
 	b->set = set;
@@ -471,7 +444,7 @@ static void free_set(struct tbuf_set *set)
 
 	for (b = set->all; b; b = next) {
 		next = b->next_all;
-		buffer_free(b, buffer_size(set));
+		pages_unmap(b, buffer_size(set));
 	}
 	free(set->pattern);
 	free(set->header);

@@ -24,6 +24,7 @@
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
+#include "../common/pages.h"
 #include "../common/tbuf.h"
 #include "clock.h"
 #include "histogram.h"
@@ -38,11 +39,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(_WIN32)
-# include <windows.h>
-#else
-# include <sys/mman.h>
-#endif
 
 extern const elt_plugin elt_plugin_timing;      /* for the live invocations */
 
@@ -75,31 +71,6 @@ struct function_times {
 	struct function_times *next;
 };
 
-/* Zeroed memory that a signal handler may ask for too (mmap is
- * async-signal-safe, malloc is not); NULL when there is none. */
-static void *pages(size_t size)
-{
-#if defined(_WIN32)
-	return VirtualAlloc(NULL, size, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
-#else
-	int saved_errno = errno;
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	errno = saved_errno;    /* the interrupted code's, if a signal brought us */
-	return p == MAP_FAILED ? NULL : p;
-#endif
-}
-
-static void free_pages(void *p, size_t size)
-{
-#if defined(_WIN32)
-	(void)size;
-	VirtualFree(p, 0, MEM_RELEASE);
-#else
-	munmap(p, size);
-#endif
-}
-
 /*
  * A function's histograms (17 KB) are allocated when its first sample is
  * merged, not at registration: most functions a JIT registers never run.
@@ -108,7 +79,7 @@ static void free_pages(void *p, size_t size)
 static struct measures *measures_of(struct function_times *f)
 {
 	if (!f->m)
-		f->m = pages(sizeof(*f->m));
+		f->m = pages_map(sizeof(*f->m));
 	return f->m;
 }
 
@@ -185,7 +156,7 @@ static void refill(struct timing *t, struct timing_thread *u)
 
 	pthread_mutex_lock(&t->lock);
 	if (!t->spare) {
-		struct chunk *c = pages(sizeof(*c));
+		struct chunk *c = pages_map(sizeof(*c));
 
 		if (c) {
 			c->next = t->chunks;
@@ -561,14 +532,14 @@ static void free_timing(struct timing *t)
 		next = f->next;
 		free(f->json_name);
 		if (f->m)
-			free_pages(f->m, sizeof(*f->m));
+			pages_unmap(f->m, sizeof(*f->m));
 		free(f);
 	}
 	if (t->unregistered.m)
-		free_pages(t->unregistered.m, sizeof(*t->unregistered.m));
+		pages_unmap(t->unregistered.m, sizeof(*t->unregistered.m));
 	for (c = t->chunks; c; c = cnext) {
 		cnext = c->next;
-		free_pages(c, sizeof(*c));
+		pages_unmap(c, sizeof(*c));
 	}
 	if (t->out && t->out != stderr)
 		fclose(t->out);
