@@ -132,9 +132,12 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* Resident bytes, or 0 where /proc is not there. */
+/* Resident bytes, or 0 where /proc is not there (Windows: none). */
 static double resident_bytes(void)
 {
+#if defined(_WIN32)
+	return 0;
+#else
 	FILE *f = fopen("/proc/self/statm", "r");
 	unsigned long size, resident = 0;
 
@@ -144,6 +147,7 @@ static double resident_bytes(void)
 		resident = 0;
 	fclose(f);
 	return (double)resident * (double)sysconf(_SC_PAGESIZE);
+#endif
 }
 
 int main(int argc, char **argv)

@@ -24,6 +24,7 @@
  */
 #include "asm.h"
 #include "cpu.h"
+#include "fp-control.h"
 #include "frame.h"
 #include "hook.h"
 
@@ -89,32 +90,6 @@
 .Lx87_restored\@:
 .endm
 
-/*
- * The FP control state is the instrumented code's, whatever a plugin did
- * (doc/abi.md): MXCSR whole (its control bits and the status flags the
- * code had) and the x87 control word.  Reading them is cheap; loading
- * them is not, so they are reloaded only when a plugin changed them.
- */
-.macro SAVE_FP_CONTROL
-	stmxcsr	ELT_X86_64_MXCSR(%rsp)
-	fnstcw	ELT_X86_64_FCW(%rsp)
-.endm
-
-.macro RESTORE_FP_CONTROL
-	stmxcsr	ELT_X86_64_SCRATCH(%rsp)
-	movl	ELT_X86_64_SCRATCH(%rsp), %eax
-	cmpl	ELT_X86_64_MXCSR(%rsp), %eax
-	je	.Lmxcsr_kept\@
-	ldmxcsr	ELT_X86_64_MXCSR(%rsp)
-.Lmxcsr_kept\@:
-	fnstcw	ELT_X86_64_SCRATCH(%rsp)
-	movzwl	ELT_X86_64_SCRATCH(%rsp), %eax
-	cmpw	ELT_X86_64_FCW(%rsp), %ax
-	je	.Lfcw_kept\@
-	fldcw	ELT_X86_64_FCW(%rsp)
-.Lfcw_kept\@:
-.endm
-
 /* The armed half of a helper, for one hook at one vector width. */
 .macro BODY name, hook, width, x87
 ELT_ENTRY(\name)
@@ -142,7 +117,7 @@ ELT_ENTRY(\name)
 	 * dependency) on most CPUs.  The uppers are saved; clear them. */
 	vzeroupper
 	.endif
-	SAVE_FP_CONTROL
+	SAVE_FP_CONTROL ELT_X86_64_MXCSR, ELT_X86_64_FCW
 	.if \x87
 	SAVE_X87
 	.else
@@ -157,7 +132,7 @@ ELT_ENTRY(\name)
 	movl	$\hook, %ecx
 	call	elt_dispatch_frame
 
-	RESTORE_FP_CONTROL
+	RESTORE_FP_CONTROL ELT_X86_64_MXCSR, ELT_X86_64_FCW, ELT_X86_64_SCRATCH
 	.if \x87
 	RESTORE_X87
 	.endif

@@ -27,6 +27,7 @@
  */
 #include "asm.h"
 #include "cpu.h"
+#include "fp-control.h"
 #include "frame-win64.h"
 #include "hook.h"
 
@@ -62,23 +63,6 @@
 	.endr
 .endm
 
-/* MXCSR and the x87 control word are nonvolatile: the C code keeps them,
- * unless a plugin broke that rule; then they are put back (doc/abi.md). */
-.macro RESTORE_FP_CONTROL
-	stmxcsr	IMAGE + ELT_WIN64_SCRATCH(%rsp)
-	movl	IMAGE + ELT_WIN64_SCRATCH(%rsp), %eax
-	cmpl	IMAGE + ELT_WIN64_MXCSR(%rsp), %eax
-	je	.Lmxcsr_kept\@
-	ldmxcsr	IMAGE + ELT_WIN64_MXCSR(%rsp)
-.Lmxcsr_kept\@:
-	fnstcw	IMAGE + ELT_WIN64_SCRATCH(%rsp)
-	movzwl	IMAGE + ELT_WIN64_SCRATCH(%rsp), %eax
-	cmpw	IMAGE + ELT_WIN64_FCW(%rsp), %ax
-	je	.Lfcw_kept\@
-	fldcw	IMAGE + ELT_WIN64_FCW(%rsp)
-.Lfcw_kept\@:
-.endm
-
 /* The armed half of a helper, for one hook at one vector width. */
 .macro BODY name, hook, width
 ELT_ENTRY(\name)
@@ -104,8 +88,8 @@ ELT_ENTRY(\name)
 	 * AVX/SSE transition on most CPUs.  They are saved; clear them. */
 	vzeroupper
 	.endif
-	stmxcsr	IMAGE + ELT_WIN64_MXCSR(%rsp)
-	fnstcw	IMAGE + ELT_WIN64_FCW(%rsp)
+	/* nonvolatile: the C code keeps them, unless a plugin broke that rule */
+	SAVE_FP_CONTROL (IMAGE+ELT_WIN64_MXCSR), (IMAGE+ELT_WIN64_FCW)
 
 	/* elt_dispatch_frame(frame, id, caller SP, hook, continuation): the
 	 * fifth argument goes above the home area. */
@@ -116,7 +100,7 @@ ELT_ENTRY(\name)
 	movl	$\hook, %r9d
 	call	elt_dispatch_frame
 
-	RESTORE_FP_CONTROL
+	RESTORE_FP_CONTROL (IMAGE+ELT_WIN64_MXCSR), (IMAGE+ELT_WIN64_FCW), (IMAGE+ELT_WIN64_SCRATCH)
 	VECTORS	restore, \width
 	movq	IMAGE + ELT_WIN64_RCX(%rsp), %rcx
 	movq	IMAGE + ELT_WIN64_RDX(%rsp), %rdx
