@@ -138,15 +138,21 @@ int main(int argc, char **argv)
 	paths = calloc((size_t)argc, sizeof(*paths));
 	if (!files || !buffers || !paths) {
 		fprintf(stderr, "asyncelt-dump: out of memory\n");
+		free(files);
+		free(buffers);
+		free(paths);
 		return 1;
 	}
+	/* Every exit from here on goes through done: nothing leaks. */
+	status = 2;     /* a usage error, until the arguments are read */
 	for (a = 1; a < argc; a++) {
 		const char *arg = argv[a];
 		unsigned long long v;
 
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			fputs(usage, stdout);
-			return 0;
+			status = 0;
+			goto done;
 		} else if (!strcmp(arg, "--text")) {
 			view = TEXT;
 		} else if (!strcmp(arg, "--jsonl")) {
@@ -160,39 +166,41 @@ int main(int argc, char **argv)
 		} else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
 			if (!(output = argv[++a])) {
 				fprintf(stderr, "asyncelt-dump: %s needs a file name\n", arg);
-				return 2;
+				goto done;
 			}
 		} else if (!strcmp(arg, "--function")) {
 			if (!(sel.function = argv[++a])) {
 				fprintf(stderr, "asyncelt-dump: --function needs a name\n");
-				return 2;
+				goto done;
 			}
 		} else if (!strcmp(arg, "--from") || !strcmp(arg, "--to") ||
 			   !strcmp(arg, "--top") || !strcmp(arg, "--width")) {
 			if (!parse_number(arg, argv[++a], &v))
-				return 2;
-			if (!strcmp(arg, "--from"))
+				goto done;
+			if (!strcmp(arg, "--from")) {
 				sel.from_ns = v * 1000;
-			else if (!strcmp(arg, "--to"))
+			} else if (!strcmp(arg, "--to")) {
 				sel.to_ns = v * 1000;
-			else if (!strcmp(arg, "--top"))
+			} else if (!strcmp(arg, "--top")) {
 				sel.top = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-			else if (v < 100 || v > 100000) {
+			} else if (v < 100 || v > 100000) {
 				fprintf(stderr, "asyncelt-dump: --width: 100 to 100000 pixels\n");
-				return 2;
-			} else
+				goto done;
+			} else {
 				sel.width = (unsigned)v;
+			}
 		} else if (arg[0] == '-' && arg[1]) {
 			fprintf(stderr, "asyncelt-dump: unknown option %s (see --help)\n", arg);
-			return 2;
+			goto done;
 		} else {
 			paths[nfiles++] = arg;
 		}
 	}
 	if (!nfiles) {
 		fprintf(stderr, "asyncelt-dump: no FILE to read (see --help)\n");
-		return 2;
+		goto done;
 	}
+	status = 0;
 	for (i = 0; i < nfiles && status == 0; i++) {
 		const char *path = paths[i];
 		char error[512];
@@ -256,6 +264,7 @@ int main(int argc, char **argv)
 			status = 1;
 		}
 	}
+done:   /* files[] and buffers[] are zeroed where nothing was read */
 	if (have_model)
 		model_free(&m);
 	for (i = 0; i < nfiles; i++) {
