@@ -18,37 +18,7 @@
 # include <sys/wait.h>
 #endif
 
-#define THREADS 4
-#define INVOCATIONS 100         /* per thread */
-#define ALL (THREADS * INVOCATIONS)
-
-static const elt_function_id WORK = 0x100, PLAIN = 0x200;
-
-/* Each invocation of Work: a call, a suspension, its resume, a return;
- * a call of Plain nested in the first segment. */
-static void *worker(void *arg)
-{
-	uintptr_t base = ((uintptr_t)arg + 1) << 20;
-	int32_t i32 = 7;
-	double d = 0.5;
-	int64_t result = 42;
-	void *work_args[] = { &i32, &d };
-	void *pointer = (void *)(uintptr_t)0xfeed;
-	void *plain_args[] = { &pointer };
-	int i;
-
-	for (i = 0; i < INVOCATIONS; i++) {
-		void *k = (void *)(base + (uintptr_t)i * 16);
-
-		elt_emit_enter(WORK, work_args, NULL);
-		elt_emit_enter(PLAIN, plain_args, NULL);
-		elt_emit_leave(PLAIN, NULL, NULL);
-		elt_emit_leave(WORK, NULL, k);
-		elt_emit_enter(WORK, NULL, k);
-		elt_emit_leave(WORK, &result, NULL);
-	}
-	return NULL;
-}
+#include "logging-workload.h"
 
 /* Lines of each kind in a file, in either form. */
 static void check_kinds(const char *text, int json, unsigned long extra, const char *form)
