@@ -18,6 +18,7 @@
  */
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
+#include "../common/pages.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -133,13 +134,15 @@ static int make_room(struct pending_table *t)
 	bigger.mask = t->slot ? 2 * t->mask + 1 : 63;
 	bigger.used = 0;
 	bigger.peak = t->peak;
-	bigger.slot = calloc(bigger.mask + 1, sizeof(*bigger.slot));
+	/* mapped, not malloc'd: a segment may come from a signal handler */
+	bigger.slot = pages_map((bigger.mask + 1) * sizeof(*bigger.slot));
 	if (!bigger.slot)
 		return -1;
 	for (i = 0; t->slot && i <= t->mask; i++)
 		if (t->slot[i].continuation)
 			place(&bigger, &t->slot[i]);
-	free(t->slot);
+	if (t->slot)
+		pages_unmap(t->slot, (t->mask + 1) * sizeof(*t->slot));
 	*t = bigger;
 	return 0;
 }
@@ -267,7 +270,8 @@ static void release(struct check *c)
 		next = f->next;
 		free(f);
 	}
-	free(c->pending.slot);
+	if (c->pending.slot)
+		pages_unmap(c->pending.slot, (c->pending.mask + 1) * sizeof(*c->pending.slot));
 	free(c->expect);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

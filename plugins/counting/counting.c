@@ -3,10 +3,13 @@
  * prints a table at exit (ASYNCELT_PLUGINS='counting:output=FILE').  A thread
  * adds to its own counters: no lock, atomic or shared cache line per segment.
  * An exiting thread folds them into the total under a lock taken only then;
- * fini adds the live threads'.  Checks that segments pair: plugins/check.
+ * fini adds the live threads'.  Memory comes from mmap (pages.h), never
+ * malloc: a segment may come from a signal handler that interrupted
+ * malloc.  Checks that segments pair: plugins/check.
  */
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
+#include "../common/pages.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -48,9 +51,11 @@ static int grow(struct tally *t, size_t nrows)
 		return 0;
 	while (n < nrows)
 		n *= 2;
-	if (!(rows = realloc(t->rows, n * sizeof(*rows))))
+	if (!(rows = pages_map(n * sizeof(*rows))))     /* zeroed */
 		return -1;
-	memset(rows + t->nrows, 0, (n - t->nrows) * sizeof(*rows));
+	if (t->nrows)
+		memcpy(rows, t->rows, t->nrows * sizeof(*rows));
+	pages_unmap(t->rows, t->nrows * sizeof(*rows));
 	t->rows = rows;
 	t->nrows = n;
 	return 0;
@@ -64,7 +69,7 @@ static __attribute__((noinline, cold)) struct tally *make_room(struct counting *
 
 	for (t = here; t && t->owner != c; t = t->next_here)
 		;
-	if (!t && (t = calloc(1, sizeof(*t)))) {
+	if (!t && (t = pages_map(sizeof(*t)))) {
 		t->owner = c;
 		t->next_here = here;
 		here = t;
@@ -101,8 +106,8 @@ static void fold(struct counting *c, struct tally *t)
 			for (k = 0; k < ELT_SEGMENT_KIND_COUNT; k++)
 				c->total.rows[i].n[k] += t->rows[i].n[k];
 		}
-	free(t->rows);
-	free(t);
+	pages_unmap(t->rows, t->nrows * sizeof(*t->rows));
+	pages_unmap(t, sizeof(*t));
 }
 
 static void counting_thread_exit(void *state)
@@ -182,7 +187,7 @@ static elt_status counting_fini(void *state)
 		print_row(out, "(unregistered)", r->n);
 	if (c->out)
 		fclose(c->out);
-	free(c->total.rows);
+	pages_unmap(c->total.rows, c->total.nrows * sizeof(*c->total.rows));
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 	return ELT_OK;
