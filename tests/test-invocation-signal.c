@@ -36,7 +36,9 @@ static const elt_function_id ASYNC_ID = 0x61;
 
 static elt_invocation last;             /* only the main thread reports */
 static elt_invocation_id ids[SIGNALS * PER_SIGNAL];
-static volatile sig_atomic_t handled;
+/* Signals handled; read by the signaller thread: atomic (lock-free, so
+ * a handler may write it). */
+static _Atomic unsigned long handled;
 static unsigned long wrong, errno_changed;
 static _Atomic int done;
 
@@ -57,7 +59,7 @@ static void resume(unsigned long k)
 
 static void on_signal(int sig)
 {
-	unsigned long s = (unsigned long)handled, i;
+	unsigned long s = atomic_load_explicit(&handled, memory_order_relaxed), i;
 	int entry_errno = errno;
 
 	(void)sig;
@@ -75,20 +77,22 @@ static void on_signal(int sig)
 			resume((s - LAG) * PER_SIGNAL + i);
 	if (errno != entry_errno)
 		errno_changed++;
-	handled = (sig_atomic_t)(s + 1);
+	atomic_store_explicit(&handled, s + 1, memory_order_release);
 }
 
 static void *signaller(void *arg)
 {
 	pthread_t target = *(pthread_t *)arg;
-	sig_atomic_t seen = -1;
+	unsigned long seen = (unsigned long)-1;
 	time_t since = time(NULL);
 
 	while (!atomic_load(&done)) {
 		pthread_kill(target, SIGUSR1);
 		usleep(20);
-		if (handled != seen) {
-			seen = handled;
+		unsigned long now = atomic_load_explicit(&handled, memory_order_acquire);
+
+		if (now != seen) {
+			seen = now;
 			since = time(NULL);
 		} else if (time(NULL) - since > STUCK_S) {
 			static const char why[] = "not ok 1 - no handler finished for 30 s: "
@@ -125,7 +129,7 @@ int main(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	if (pthread_create(&th, NULL, signaller, &main_thread))
 		tap_bail("pthread_create failed");
-	for (i = 0; handled < SIGNALS; i++) {
+	for (i = 0; atomic_load_explicit(&handled, memory_order_acquire) < SIGNALS; i++) {
 		unsigned slot = (unsigned)(i * 2654435761u) % 64;
 
 		free(held[slot]);

@@ -13,6 +13,7 @@
 #include "../../plugins/timing/trace.h"
 
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,18 @@ static bool expect(struct json *j, char c)
 }
 
 /* A string into out (cut to size, escapes decoded, \u as '?' beyond ASCII). */
+/* A JSON number as an integer: out of range, negative or not a number
+ * (the file is not ours to trust) gives 0, never undefined behaviour. */
+static long as_long(double v)
+{
+	return v > (double)LONG_MIN && v < (double)LONG_MAX ? (long)v : 0;
+}
+
+static uint64_t as_u64(double v)
+{
+	return v >= 0 && v < 1.8e19 ? (uint64_t)v : 0;
+}
+
 static bool read_string(struct json *j, char *out, size_t size)
 {
 	size_t n = 0;
@@ -228,7 +241,7 @@ static bool read_object(struct json *j, struct event *e, bool args)
 		else if (!args && !strcmp(key, "cat"))
 			ok = read_string(j, e->cat, sizeof(e->cat));
 		else if (!args && !strcmp(key, "pid") && j->p < j->end && *j->p != '"')
-			ok = read_number(j, &pid) && ((e->pid = (long)pid), true);
+			ok = read_number(j, &pid) && ((e->pid = as_long(pid)), true);
 		else if (!args && !strcmp(key, "tid") && j->p < j->end && *j->p != '"')
 			ok = read_number(j, &e->tid);
 		else if (!args && !strcmp(key, "ts"))
@@ -297,11 +310,11 @@ static bool add_event(struct model *m, struct ids *ids, const struct event *e)
 	if (process == MODEL_NONE)
 		return false;
 	/* never 0 (a free slot); ids past 2^48 may share a slot's key */
-	key = (uint64_t)(e->ph == 'X' ? e->invocation : e->id) * 65536u + process + 1;
+	key = as_u64(e->ph == 'X' ? e->invocation : e->id) * 65536u + process + 1;
 	index = slot(ids, key);
 	if (!*index) {
 		struct model_invocation fresh = {
-			.id = (uint64_t)(e->ph == 'X' ? e->invocation : e->id),
+			.id = as_u64(e->ph == 'X' ? e->invocation : e->id),
 			.process = process, .function = model_function(m, e->name),
 			.parent = MODEL_NONE, .start = UINT64_MAX,
 		};

@@ -351,7 +351,8 @@ bool model_finish(struct model *m)
 	size_t i;
 	uint32_t k;
 
-	qsort(m->segments, m->nsegments, sizeof(*m->segments), by_start);
+	if (m->nsegments)       /* none: m->segments may be NULL */
+		qsort(m->segments, m->nsegments, sizeof(*m->segments), by_start);
 	free(m->by_invocation);
 	m->by_invocation = malloc((m->nsegments ? m->nsegments : 1) * sizeof(uint32_t));
 	if (!m->by_invocation)
