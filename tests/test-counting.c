@@ -1,8 +1,8 @@
 /*
  * The counting plugin counts every segment exactly, whichever thread runs
- * it: threads that exit before the shutdown (their counts folded in at
- * thread exit), threads still alive at the shutdown (merged by fini) and
- * the main thread; two instances count separately; unregistered functions
+ * it: threads that exit before the shutdown (their counts left behind),
+ * threads started after those exited (which count on into the tallies
+ * left behind), threads still alive at the shutdown and the main thread; two instances count separately; unregistered functions
  * get a row of their own.  Segments come through the producer API, so the
  * threads need no probe of their own.
  */
@@ -24,6 +24,7 @@ static const elt_function_id ASYNC_ID = 0x100, PLAIN_ID = 0x200, IDLE_ID = 0x300
 #define ROUNDS 1000             /* per thread */
 #define EXITING 3               /* threads that exit before the shutdown */
 #define LINGERING 2             /* threads still alive at the shutdown */
+#define LATER 2                 /* started once the exiting ones ended */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
@@ -109,9 +110,9 @@ static int has_row(const struct report *r, const char *name, unsigned long calls
 
 int main(void)
 {
-	pthread_t threads[EXITING + LINGERING];
+	pthread_t threads[EXITING + LINGERING], later[LATER];
 	struct report first, second;
-	const unsigned long n = ROUNDS * (EXITING + LINGERING + 1);
+	const unsigned long n = ROUNDS * (EXITING + LINGERING + LATER + 1);
 	uintptr_t i;
 
 	add_counting(&first);
@@ -126,6 +127,11 @@ int main(void)
 			tap_bail("pthread_create failed");
 	for (i = 0; i < EXITING; i++)
 		pthread_join(threads[i], NULL);
+	for (i = 0; i < LATER; i++)     /* workers 0 and 1 again: they exit */
+		if (pthread_create(&later[i], NULL, worker, (void *)i))
+			tap_bail("pthread_create failed");
+	for (i = 0; i < LATER; i++)
+		pthread_join(later[i], NULL);
 	rounds(0x10);
 	pthread_mutex_lock(&lock);
 	while (counted < LINGERING)
@@ -144,7 +150,7 @@ int main(void)
 
 	ok(has_row(&first, "Async", n, n, n, n, 0),
 	   "Async: every call, resume, suspension and return of %d threads, "
-	   "exited, lingering and main", EXITING + LINGERING + 1);
+	   "exited, started later, lingering and main", EXITING + LATER + LINGERING + 1);
 	ok(has_row(&first, "Plain", n, 0, 0, 0, n), "Plain: every call and tail call");
 	ok(!strstr(first.text, "\nIdle "),
 	   "a function that never ran has no row");

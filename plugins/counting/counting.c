@@ -2,8 +2,9 @@
  * counting: the plugin to copy.  Counts each function's segments by kind;
  * prints a table at exit (ASYNCELT_PLUGINS='counting:output=FILE').  A thread
  * adds to its own counters: no lock, atomic or shared cache line per segment.
- * An exiting thread folds them into the total under a lock taken only then;
- * fini adds the live threads'.  Memory comes from mmap (pages.h), never
+ * An exiting thread leaves its counters behind for the next new thread to
+ * adopt, and fini sums them all: no lock anywhere, so none can be copied
+ * held into a fork() child.  Memory comes from mmap (pages.h), never
  * malloc: a segment may come from a signal handler that interrupted
  * malloc.  Checks that segments pair: plugins/check.
  */
@@ -11,7 +12,7 @@
 #include <asyncelt/plugin.h>
 #include "../common/pages.h"
 #include <errno.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,17 +22,18 @@ struct row {                    /* one function's counts */
 	uint64_t n[ELT_SEGMENT_KIND_COUNT];
 };
 
-struct tally {                  /* one thread's rows, or the exited threads' */
+struct tally {                  /* one thread's rows at a time */
 	struct row *rows;       /* [0]: unregistered; [i + 1]: function index i */
 	size_t nrows;
 	struct counting *owner;
-	struct tally *next, *next_here; /* owner's threads; this thread's tallies */
+	struct tally *next;             /* all of owner's, pushed, never removed */
+	struct tally *next_here;        /* this thread's, one per instance */
+	atomic_bool taken;              /* a live thread counts into it */
 };
 
 struct counting {
 	FILE *out;
-	pthread_mutex_t lock;   /* for these two */
-	struct tally *threads, total;
+	struct tally *_Atomic tallies;
 };
 
 /* initial-exec: one instruction, no allocation, even in a dlopen()ed module */
@@ -61,6 +63,27 @@ static int grow(struct tally *t, size_t nrows)
 	return 0;
 }
 
+/* A tally no thread counts into, taken; else a new one, added. */
+static struct tally *take_tally(struct counting *c)
+{
+	struct tally *t;
+
+	for (t = atomic_load_explicit(&c->tallies, memory_order_acquire); t; t = t->next)
+		if (!atomic_load_explicit(&t->taken, memory_order_relaxed) &&
+		    !atomic_exchange_explicit(&t->taken, 1, memory_order_acquire))
+			return t;       /* an exited thread's: its counts stay */
+	if (!(t = pages_map(sizeof(*t))))
+		return NULL;
+	t->owner = c;
+	atomic_init(&t->taken, 1);
+	t->next = atomic_load_explicit(&c->tallies, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(&c->tallies, &t->next, t,
+						      memory_order_release,
+						      memory_order_relaxed))
+		;
+	return t;
+}
+
 /* This thread's tally with room for row i: the rare slow step (the thread's
  * first segment, or a function beyond its rows), kept out of the hot path. */
 static __attribute__((noinline, cold)) struct tally *make_room(struct counting *c, size_t i)
@@ -69,14 +92,9 @@ static __attribute__((noinline, cold)) struct tally *make_room(struct counting *
 
 	for (t = here; t && t->owner != c; t = t->next_here)
 		;
-	if (!t && (t = pages_map(sizeof(*t)))) {
-		t->owner = c;
+	if (!t && (t = take_tally(c))) {
 		t->next_here = here;
 		here = t;
-		pthread_mutex_lock(&c->lock);
-		t->next = c->threads;
-		c->threads = t;
-		pthread_mutex_unlock(&c->lock);
 	}
 	return t && grow(t, i + 1) == 0 ? t : NULL;
 }
@@ -94,38 +112,17 @@ static void count(const elt_info *info, void *state)
 	t->rows[i].n[elt_get_segment_kind(info)]++;
 }
 
-/* Adds t to the total and frees it; the lock is held. */
-static void fold(struct counting *c, struct tally *t)
-{
-	size_t i, k;
-
-	if (grow(&c->total, t->nrows) == 0)
-		for (i = 0; i < t->nrows; i++) {
-			if (t->rows[i].fn)
-				c->total.rows[i].fn = t->rows[i].fn;
-			for (k = 0; k < ELT_SEGMENT_KIND_COUNT; k++)
-				c->total.rows[i].n[k] += t->rows[i].n[k];
-		}
-	pages_unmap(t->rows, t->nrows * sizeof(*t->rows));
-	pages_unmap(t, sizeof(*t));
-}
-
+/* The thread's counts stay in its tally, for fini and the next thread. */
 static void counting_thread_exit(void *state)
 {
-	struct counting *c = state;
 	struct tally *t, **link;
 
-	for (link = &here; (t = *link) && t->owner != c; link = &t->next_here)
+	for (link = &here; (t = *link) && t->owner != state; link = &t->next_here)
 		;
 	if (!t)
 		return;         /* this thread never counted for this instance */
 	*link = t->next_here;
-	pthread_mutex_lock(&c->lock);
-	for (link = &c->threads; *link != t; link = &(*link)->next)
-		;
-	*link = t->next;
-	fold(c, t);
-	pthread_mutex_unlock(&c->lock);
+	atomic_store_explicit(&t->taken, 0, memory_order_release);
 }
 
 static elt_status counting_init(const char *options, void **state)
@@ -146,7 +143,6 @@ static elt_status counting_init(const char *options, void **state)
 			st = elt_set_error(ELT_E_IO, "output: cannot write %s: %s", path, strerror(errno));
 	}
 	if (st == ELT_OK) {
-		pthread_mutex_init(&c->lock, NULL);
 		*state = c;
 	} else if (c) {
 		if (c->out)
@@ -168,33 +164,40 @@ static elt_status counting_fini(void *state)
 {
 	struct counting *c = state;
 	FILE *out = c->out ? c->out : stderr;
-	struct row *r;
-	size_t i;
+	struct tally total = { 0 }, *t, *next;
+	size_t i, k;
 
-	while (c->threads) {    /* no callback runs now: their counts are still */
-		struct tally *t = c->threads;
-
-		c->threads = t->next;
-		fold(c, t);     /* its thread never reads `here` for us again */
+	/* No callback runs now: every thread's counts, live or exited, are
+	 * still.  A thread never reads `here` for this instance again. */
+	for (t = atomic_load(&c->tallies); t; t = next) {
+		next = t->next;
+		if (grow(&total, t->nrows) == 0)
+			for (i = 0; i < t->nrows; i++) {
+				if (t->rows[i].fn)
+					total.rows[i].fn = t->rows[i].fn;
+				for (k = 0; k < ELT_SEGMENT_KIND_COUNT; k++)
+					total.rows[i].n[k] += t->rows[i].n[k];
+			}
+		pages_unmap(t->rows, t->nrows * sizeof(*t->rows));
+		pages_unmap(t, sizeof(*t));
 	}
-	r = c->total.rows;
 	fprintf(out, "asyncelt counting report\n%-24s %7s %7s %8s %7s %9s\n", "function",
 		"calls", "resumes", "suspends", "returns", "tailcalls");
-	for (i = 1; i < c->total.nrows; i++)    /* in registration order */
-		if (r[i].fn)
-			print_row(out, r[i].fn->name, r[i].n);
-	if (r && (r->n[ELT_SEGMENT_CALL] || r->n[ELT_SEGMENT_RETURN] || r->n[ELT_SEGMENT_TAILCALL]))
-		print_row(out, "(unregistered)", r->n);
+	for (i = 1; i < total.nrows; i++)       /* in registration order */
+		if (total.rows[i].fn)
+			print_row(out, total.rows[i].fn->name, total.rows[i].n);
+	if (total.rows && (total.rows->n[ELT_SEGMENT_CALL] || total.rows->n[ELT_SEGMENT_RETURN] ||
+			   total.rows->n[ELT_SEGMENT_TAILCALL]))
+		print_row(out, "(unregistered)", total.rows->n);
 	if (c->out)
 		fclose(c->out);
-	pages_unmap(c->total.rows, c->total.nrows * sizeof(*c->total.rows));
-	pthread_mutex_destroy(&c->lock);
+	pages_unmap(total.rows, total.nrows * sizeof(*total.rows));
 	free(c);
 	return ELT_OK;
 }
 
 ELT_PLUGIN_DEFINE(counting,
-	.description = "counts segments per function, per thread, merged at exit",
+	.description = "counts segments per function, per thread, summed at exit",
 	.init = counting_init, .enter = count, .leave = count, .tailcall = count,
 	.thread_exit = counting_thread_exit, .fini = counting_fini,
 	/* It never asks for invocations: none are stitched for it alone. */
