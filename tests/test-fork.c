@@ -1,13 +1,16 @@
 /*
  * fork() while another thread is inside a plugin callback: the child has
  * no such thread, so its shutdown must not wait for it, and the other
- * thread's in-flight invocation is not the child's.
+ * thread's in-flight invocation is not the child's.  And fork() while
+ * another thread holds a plugin's lock (plugins/common/fork-lock.h, which
+ * the shipped plugins' locks are): the fork waits, the child gets it free.
  */
 #define ELT_PLUGIN_STATIC 1
 #include "tap.h"
 
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
+#include "../plugins/common/fork-lock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -37,6 +40,51 @@ static void *blocked_thread(void *arg)
 	elt_emit_enter(BLOCKING, NULL, NULL);
 	elt_emit_leave(BLOCKING, NULL, NULL);
 	return NULL;
+}
+
+static struct fork_lock plugin_lock;
+static atomic_int holding, let_go;
+
+/* A plugin's slow step on another thread, holding its lock. */
+static void *lock_holder(void *arg)
+{
+	(void)arg;
+	fork_lock(&plugin_lock);
+	atomic_store(&holding, 1);
+	while (!atomic_load(&let_go))
+		sched_yield();
+	fork_unlock(&plugin_lock);
+	return NULL;
+}
+
+static void *let_go_soon(void *arg)
+{
+	(void)arg;
+	usleep(100 * 1000);
+	atomic_store(&let_go, 1);
+	return NULL;
+}
+
+static void fork_with_a_lock_held(void)
+{
+	pthread_t holder, timer;
+	pid_t pid;
+	int status = -1;
+
+	fork_lock_init(&plugin_lock);
+	pthread_create(&holder, NULL, lock_holder, NULL);
+	while (!atomic_load(&holding))
+		sched_yield();
+	pthread_create(&timer, NULL, let_go_soon, NULL);
+	pid = fork();           /* waits until the holder lets go */
+	if (pid == 0)
+		_exit(pthread_mutex_trylock(&plugin_lock.mutex) == 0 ? 0 : 1);
+	ok(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	   WEXITSTATUS(status) == 0,
+	   "fork() with a plugin's lock held on another thread: the child has it free");
+	pthread_join(holder, NULL);
+	pthread_join(timer, NULL);
+	fork_lock_destroy(&plugin_lock);
 }
 
 static double seconds(void)
@@ -84,6 +132,7 @@ int main(void)
 	   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	atomic_store(&release, 1);
 	pthread_join(t, NULL);
+	fork_with_a_lock_held();
 	is_int(elt_shutdown(), ELT_OK, "the parent shuts down as usual");
 	return tap_done();
 }

@@ -18,6 +18,7 @@
  */
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
+#include "../common/fork-lock.h"
 #include "../common/pages.h"
 
 #include <errno.h>
@@ -80,7 +81,7 @@ struct check {
 	struct expectation *expect;
 	size_t nexpect;
 	size_t max_pending;             /* 0: no bound */
-	pthread_mutex_t lock;           /* functions list and the pending table */
+	struct fork_lock lock;          /* functions list and the pending table */
 	struct function_check *functions, **tail;
 	struct function_check unregistered;
 	struct pending_table pending;
@@ -273,7 +274,7 @@ static void release(struct check *c)
 	if (c->pending.slot)
 		pages_unmap(c->pending.slot, (c->pending.mask + 1) * sizeof(*c->pending.slot));
 	free(c->expect);
-	pthread_mutex_destroy(&c->lock);
+	fork_lock_destroy(&c->lock);
 	free(c);
 }
 
@@ -284,7 +285,7 @@ static elt_status check_init(const char *options, void **state)
 
 	if (!c)
 		return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
-	pthread_mutex_init(&c->lock, NULL);
+	fork_lock_init(&c->lock);
 	c->tail = &c->functions;
 	c->unregistered.name = "(unregistered)";
 	c->out = stderr;
@@ -305,10 +306,10 @@ static void *check_function_added(void *state, const elt_function_desc *fn)
 	if (!f)
 		return NULL;    /* its segments count as unregistered */
 	f->name = fn->name;
-	pthread_mutex_lock(&c->lock);
+	fork_lock(&c->lock);
 	*c->tail = f;
 	c->tail = &f->next;
-	pthread_mutex_unlock(&c->lock);
+	fork_unlock(&c->lock);
 	return f;
 }
 
@@ -332,7 +333,7 @@ static enum problem balance(struct check *c, uintptr_t k, long delta)
 	enum problem found = PROBLEM_COUNT;
 	struct pending *p;
 
-	pthread_mutex_lock(&c->lock);
+	fork_lock(&c->lock);
 	p = find(&c->pending, k);
 	if (p && p->uncertain && delta < 0) {
 		c->unchecked++;         /* the first resume may not have been its */
@@ -352,7 +353,7 @@ static enum problem balance(struct check *c, uintptr_t k, long delta)
 		place(&c->pending, &fresh);
 		c->checked += !fresh.uncertain;
 	}
-	pthread_mutex_unlock(&c->lock);
+	fork_unlock(&c->lock);
 	return found;
 }
 

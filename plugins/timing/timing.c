@@ -24,6 +24,7 @@
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
+#include "../common/fork-lock.h"
 #include "../common/pages.h"
 #include "../common/tbuf.h"
 #include "clock.h"
@@ -136,7 +137,7 @@ struct timing {
 	struct tbuf_set *threads;       /* per-thread pools, and the trace */
 	bool trace;
 	uint64_t start;                 /* clock ticks when it started */
-	pthread_mutex_t lock;           /* functions, their measures, the spare
+	struct fork_lock lock;          /* functions, their measures, the spare
 					   records, chunks */
 	struct function_times *functions;
 	struct function_times **tail;
@@ -154,7 +155,7 @@ static void refill(struct timing *t, struct timing_thread *u)
 {
 	unsigned i;
 
-	pthread_mutex_lock(&t->lock);
+	fork_lock(&t->lock);
 	if (!t->spare) {
 		struct chunk *c = pages_map(sizeof(*c));
 
@@ -177,7 +178,7 @@ static void refill(struct timing *t, struct timing_thread *u)
 		u->free = r;
 		u->nfree++;
 	}
-	pthread_mutex_unlock(&t->lock);
+	fork_unlock(&t->lock);
 }
 
 static struct invocation_record *new_record(struct timing *t, struct timing_thread *u)
@@ -206,7 +207,7 @@ static void free_record(struct timing *t, struct timing_thread *u,
 	u->free = r;
 	if (++u->nfree < 2 * POOL_CHUNK)
 		return;
-	pthread_mutex_lock(&t->lock);
+	fork_lock(&t->lock);
 	for (i = 0; i < POOL_CHUNK; i++) {
 		r = u->free;
 		u->free = r->next_free;
@@ -215,7 +216,7 @@ static void free_record(struct timing *t, struct timing_thread *u,
 	}
 	u->nfree -= POOL_CHUNK;
 	t->nspare += POOL_CHUNK;
-	pthread_mutex_unlock(&t->lock);
+	fork_unlock(&t->lock);
 }
 
 /* Now, in ns since the plugin started. */
@@ -260,9 +261,9 @@ static void merge_locked(struct timing *t, struct timing_thread *u)
 /* The rare slow step of a callback: once per SAMPLES_PER_THREAD samples. */
 static void merge(struct timing *t, struct timing_thread *u)
 {
-	pthread_mutex_lock(&t->lock);
+	fork_lock(&t->lock);
 	merge_locked(t, u);
-	pthread_mutex_unlock(&t->lock);
+	fork_unlock(&t->lock);
 }
 
 static inline struct sample *new_sample(struct timing *t, struct timing_thread *u,
@@ -456,10 +457,10 @@ static void *timing_function_added(void *state, const elt_function_desc *fn)
 		free(f);
 		return NULL;
 	}
-	pthread_mutex_lock(&t->lock);
+	fork_lock(&t->lock);
 	*t->tail = f;
 	t->tail = &f->next;
-	pthread_mutex_unlock(&t->lock);
+	fork_unlock(&t->lock);
 	return f;
 }
 
@@ -544,7 +545,7 @@ static void free_timing(struct timing *t)
 	if (t->out && t->out != stderr)
 		fclose(t->out);
 	free(t->out_pattern);
-	pthread_mutex_destroy(&t->lock);
+	fork_lock_destroy(&t->lock);
 	free(t);
 }
 
@@ -556,7 +557,7 @@ static elt_status timing_init(const char *options, void **state)
 
 	if (!t)
 		return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
-	pthread_mutex_init(&t->lock, NULL);
+	fork_lock_init(&t->lock);
 	t->tail = &t->functions;
 	t->unregistered.name = "(unregistered)";
 	t->unregistered.json_name = NULL;
