@@ -140,10 +140,13 @@ ELT_HIDDEN extern _Atomic int elt_stopped;
  * after this. */
 ELT_HIDDEN void elt_plugins_stop(void);
 ELT_HIDDEN elt_status elt_plugins_fini(void);
-/* The slot whose fini runs now, -1 outside elt_plugins_fini(): one
- * descriptor may be added twice, and a fini asking for its own slots
- * means this instance. */
-ELT_HIDDEN extern int elt_plugin_finishing;
+/* What elt_foreach_live_invocation calls, and the walk itself for the
+ * plugin in table slot `plugin` (invocation.c; plugin.c finds the slot). */
+typedef void (*elt_live_invocation_fn)(const elt_invocation *inv,
+				       const elt_function_desc *function, void *slot,
+				       void *arg);
+ELT_HIDDEN void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn,
+					     void *arg);
 
 /* --- init.c: life cycle -------------------------------------------------- */
 

@@ -944,7 +944,7 @@ void elt_get_invocation_stats(elt_invocation_stats *out)
 }
 
 struct live_walk {
-	void (*fn)(const elt_invocation *, const elt_function_desc *, void *, void *);
+	elt_live_invocation_fn fn;
 	void *arg;
 };
 
@@ -970,27 +970,13 @@ static void list_stack(struct elt_thread_invocations *t, void *arg)
 	}
 }
 
-void elt_foreach_live_invocation(const elt_plugin *self,
-	void (*fn)(const elt_invocation *, const elt_function_desc *, void *, void *),
-	void *arg)
+/* elt_foreach_live_invocation for the plugin in table slot `plugin`
+ * (plugin.c finds it). */
+void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn, void *arg)
 {
-	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
-	unsigned plugin, i, carved;
+	unsigned i, carved;
 	struct record_chunk *c;
 
-	if (!fn)
-		return;
-	if (elt_plugin_finishing >= 0 && elt_plugins[elt_plugin_finishing].desc == self)
-		plugin = (unsigned)elt_plugin_finishing;        /* this instance */
-	else
-		for (plugin = 0; plugin < n && elt_plugins[plugin].desc != self; plugin++)
-			;
-	if (plugin == n) {
-		elt_set_error(ELT_E_INVALID_ARGUMENT,
-			      "elt_foreach_live_invocation: plugin '%s' was never added",
-			      self && self->name ? self->name : "(null)");
-		return;
-	}
 	/* Invocations still in their first segment, without a record, on
 	 * the threads that run them. */
 	{

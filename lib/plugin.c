@@ -331,7 +331,10 @@ void elt_plugins_stop(void)
 	pthread_mutex_unlock(&plugin_lock);
 }
 
-int elt_plugin_finishing = -1;
+/* The slot whose fini runs now, -1 outside elt_plugins_fini(): one
+ * descriptor may be added twice, and a fini asking for its own slots
+ * means this instance. */
+static int plugin_finishing = -1;
 
 elt_status elt_plugins_fini(void)
 {
@@ -343,9 +346,9 @@ elt_status elt_plugins_fini(void)
 		struct elt_plugin_slot *p = &elt_plugins[i];
 		elt_status st;
 
-		elt_plugin_finishing = (int)i;
+		plugin_finishing = (int)i;
 		st = p->fini ? p->fini(p->state) : ELT_OK;
-		elt_plugin_finishing = -1;
+		plugin_finishing = -1;
 
 		/* a failed check is what the caller must hear of first */
 		if (st != ELT_OK && (result == ELT_OK || st == ELT_E_CHECK_FAILED))
@@ -354,4 +357,25 @@ elt_status elt_plugins_fini(void)
 		 * returning through one. */
 	}
 	return result;
+}
+
+void elt_foreach_live_invocation(const elt_plugin *self, elt_live_invocation_fn fn, void *arg)
+{
+	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	unsigned plugin;
+
+	if (!fn)
+		return;
+	if (plugin_finishing >= 0 && elt_plugins[plugin_finishing].desc == self)
+		plugin = (unsigned)plugin_finishing;    /* this instance */
+	else
+		for (plugin = 0; plugin < n && elt_plugins[plugin].desc != self; plugin++)
+			;
+	if (plugin == n) {
+		elt_set_error(ELT_E_INVALID_ARGUMENT,
+			      "elt_foreach_live_invocation: plugin '%s' was never added",
+			      self && self->name ? self->name : "(null)");
+		return;
+	}
+	elt_invocations_foreach_live(plugin, fn, arg);
 }
