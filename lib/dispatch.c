@@ -87,6 +87,10 @@ static inline __attribute__((always_inline)) int begin_callback(void)
 
 		if (flags)      /* in a callback already, or never attachable */
 			return 0;
+		/* Idle (a producer's segment before any plugin): attach
+		 * only once a plugin was added, and the layers with it. */
+		if (!atomic_load_explicit(&elt_armed, memory_order_relaxed))
+			return 0;
 		attached = elt_thread_attach();
 		errno = saved_errno;
 		if (!attached)

@@ -1,8 +1,10 @@
 /*
- * Life cycle: starting (plugins from the environment), shutdown at the
- * program's request or at exit.  It calls down into the plugins
- * (plugin.c), the threads (threads.c) and the invocations
- * (invocation.c), in that order; none of them calls back up.
+ * Life cycle: starting (the layers below, then plugins, from the program
+ * or the environment), shutdown at the program's request or at exit.  It
+ * calls down into the plugins (plugin.c), the threads (threads.c) and the
+ * invocations (invocation.c), in that order; none of them calls back up:
+ * what a lower layer must tell an upper one (a thread's exit, a new
+ * function) goes through a function the upper one hands it.
  */
 #include "invocation.h"
 
@@ -52,7 +54,7 @@ static void at_exit(void)
 
 static void core_init_once(void)
 {
-	elt_threads_init();
+	elt_threads_init(elt_plugins_thread_exit);
 	elt_invocations_init();
 	atexit(at_exit);
 }
@@ -60,6 +62,20 @@ static void core_init_once(void)
 void elt_core_init(void)
 {
 	pthread_once(&core_once, core_init_once);
+}
+
+/* A plugin's first segment may come as soon as it is added: the layers it
+ * goes through are ready first. */
+elt_status elt_plugin_add(const elt_plugin *plugin, const char *options)
+{
+	elt_core_init();
+	return elt_plugins_add(plugin, options);
+}
+
+elt_status elt_plugin_load(const char *spec)
+{
+	elt_core_init();
+	return elt_plugins_load(spec);
 }
 
 static void env_init_once(void)

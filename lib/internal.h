@@ -97,6 +97,9 @@ ELT_HIDDEN void elt_registry_unlock(void);
 /* Calls `fn` for every registered function; the lock must be held. */
 ELT_HIDDEN void elt_registry_foreach(void (*fn)(struct elt_function *, void *),
 				     void *arg);
+/* From now on `fn` is called with each function registered, before it can
+ * be looked up (the lock held, as it must be here). */
+ELT_HIDDEN void elt_registry_announce_to(void (*fn)(struct elt_function *));
 
 /* --- plugin.c: the plugins in use ---------------------------------------- */
 
@@ -130,8 +133,12 @@ static inline unsigned elt_hook_index(unsigned hook)
 	return hook >> 1;
 }
 
+/* elt_plugin_add and elt_plugin_load once init.c has readied the layers. */
+ELT_HIDDEN elt_status elt_plugins_add(const elt_plugin *plugin, const char *options);
+ELT_HIDDEN elt_status elt_plugins_load(const char *spec);
 /* Tells every plugin about a new function (registry lock held). */
 ELT_HIDDEN void elt_plugins_function_added(struct elt_function *fn);
+/* The plugins' thread_exit, as plugin code (not after the stop). */
 ELT_HIDDEN void elt_plugins_thread_exit(void);
 /* Set by elt_plugins_stop(), at shutdown: no plugin is added, told of a
  * function or called after it (elt_armed goes down with it). */
@@ -169,7 +176,8 @@ struct elt_thread_invocations;         /* invocation.c's part of a thread */
 #define ELT_THREAD_IN_CALLBACK  2u
 #define ELT_THREAD_UNATTACHABLE 4u
 ELT_HIDDEN extern ELT_TLS _Atomic unsigned char elt_thread_flags;
-ELT_HIDDEN void elt_threads_init(void);
+/* on_thread_exit: called first at every attached thread's exit. */
+ELT_HIDDEN void elt_threads_init(void (*on_thread_exit)(void));
 
 /* For an attached thread outside plugin code: */
 /* raises this thread's flag and returns 1 when the library is armed, so

@@ -106,7 +106,6 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	st = check_descriptor(d, who);
 	if (st != ELT_OK)
 		return st;
-	elt_core_init();
 
 	pthread_mutex_lock(&plugin_lock);
 	if (atomic_load_explicit(&elt_stopped, memory_order_relaxed)) {
@@ -148,6 +147,7 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	/* Learn of the functions registered so far, then go live; holding the
 	 * registry lock, no registration slips in between. */
 	elt_registry_lock();
+	elt_registry_announce_to(elt_plugins_function_added);
 	if (p->function_added)
 		elt_registry_foreach(tell_function, p);
 	if (!(DESC_FLAGS(d) & ELT_PLUGIN_NO_INVOCATIONS))
@@ -159,7 +159,7 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	return ELT_OK;
 }
 
-elt_status elt_plugin_add(const elt_plugin *plugin, const char *options)
+elt_status elt_plugins_add(const elt_plugin *plugin, const char *options)
 {
 	elt_status st = add(plugin, options, NULL);
 
@@ -302,7 +302,7 @@ static elt_status load_item(const char *name, const char *options, void *arg)
 	return load_one(name, options);
 }
 
-elt_status elt_plugin_load(const char *spec)
+elt_status elt_plugins_load(const char *spec)
 {
 	return elt_plugin_spec_each(spec, load_item, NULL);
 }
@@ -314,9 +314,15 @@ void elt_plugins_thread_exit(void)
 	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
 	unsigned i;
 
+	/* Plugin code, like a segment: shutdown waits for it, and once the
+	 * library has stopped (fini may have freed the plugins' state) it
+	 * does not run. */
+	if (!elt_callback_begin())
+		return;
 	for (i = 0; i < n; i++)
 		if (elt_plugins[i].thread_exit)
 			elt_plugins[i].thread_exit(elt_plugins[i].state);
+	elt_callback_end();
 }
 
 void elt_plugins_stop(void)

@@ -13,6 +13,9 @@
 #include <string.h>
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Told of each new function before it can be looked up (registry lock
+ * held); set by the layer above once it has someone to tell. */
+static void (*announce)(struct elt_function *);
 /* The lookup's table (internal.h), replaced whole when it fills. */
 struct elt_registry_table *_Atomic elt_registry_current;
 static uint32_t registered;
@@ -154,7 +157,6 @@ elt_status elt_register_function(elt_function_id id, const char *name,
 		return st;
 	}
 
-	elt_core_init();
 	pthread_mutex_lock(&registry_lock);
 	if (elt_registry_lookup(id)) {
 		pthread_mutex_unlock(&registry_lock);
@@ -170,7 +172,8 @@ elt_status elt_register_function(elt_function_id id, const char *name,
 	}
 	fn->desc.index = registered++;
 	/* Plugins see the function before any segment of it can be looked up. */
-	elt_plugins_function_added(fn);
+	if (announce)
+		announce(fn);
 	table_put(atomic_load_explicit(&elt_registry_current, memory_order_relaxed), fn);
 	pthread_mutex_unlock(&registry_lock);
 	return ELT_OK;
@@ -191,6 +194,11 @@ void elt_registry_lock(void)
 void elt_registry_unlock(void)
 {
 	pthread_mutex_unlock(&registry_lock);
+}
+
+void elt_registry_announce_to(void (*fn)(struct elt_function *))
+{
+	announce = fn;
 }
 
 void elt_registry_foreach(void (*fn)(struct elt_function *, void *), void *arg)

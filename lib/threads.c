@@ -38,17 +38,14 @@ static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_record *threads;
 static pthread_key_t exit_key;
 
+/* What a thread's exit tells the layer above (elt_threads_init). */
+static void (*exit_hook)(void);
+
 static void thread_exiting(void *value)
 {
 	struct thread_record *r = value;
 
-	/* Plugin code, like a segment: shutdown waits for it, and once the
-	 * library has stopped (fini may have freed the plugins' state) it
-	 * does not run. */
-	if (elt_callback_begin()) {
-		elt_plugins_thread_exit();
-		elt_callback_end();
-	}
+	exit_hook();
 	pthread_mutex_lock(&threads_lock);
 	/* Under the lock, so that statistics count the thread once.  A
 	 * segment this thread reports later (another key's destructor) gets
@@ -99,8 +96,9 @@ static void after_fork_child(void)
 }
 #endif
 
-void elt_threads_init(void)
+void elt_threads_init(void (*on_thread_exit)(void))
 {
+	exit_hook = on_thread_exit;
 	pthread_key_create(&exit_key, thread_exiting);
 #if !defined(_WIN32)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
