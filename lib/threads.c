@@ -1,13 +1,14 @@
 /*
  * The threads that report segments: each one's "inside a callback" flag,
  * so that shutdown can wait until no plugin code runs before the plugins'
- * fini frees what their callbacks use, and each one's exit, for the
- * plugins' thread_exit.
+ * fini frees what their callbacks use, and each one's exit, for the hook
+ * of the layer above (the plugins' thread_exit).
  *
  * The hot path only stores to its own thread-local flag and then reads
- * elt_stopped, with no fence.  Shutdown stores elt_stopped, then makes
- * every thread pass a memory barrier (membarrier), then reads the flags:
- * either a thread saw the stop, or shutdown sees its flag and waits.
+ * elt_armed, with no fence (elt_callback_begin).  Shutdown clears
+ * elt_armed, then makes every thread pass a memory barrier (membarrier),
+ * then reads the flags: either a thread saw the stop, or shutdown sees
+ * its flag and waits.
  */
 #include "invocation.h"
 
