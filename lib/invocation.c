@@ -470,8 +470,10 @@ static int note_evidence(const struct elt_thread_invocations *self, struct evide
 	for (i = 0; i < ELT_ASYNC_SHARDS; i++) {
 		ev->ended[i] = atomic_load_explicit(&elt_async_shards[i].ended,
 						    memory_order_acquire);
+		/* Acquire: a segment seen no longer running has published
+		 * (elt_async_segment_ended), even when its end is not seen. */
 		ev->running[i] = atomic_load_explicit(&elt_async_shards[i].running,
-						      memory_order_relaxed);
+						      memory_order_acquire);
 		if (i == own)   /* ours cannot end while we wait */
 			ev->running[i] -= ev->running[i] >= self->async_running
 				? self->async_running : ev->running[i];
@@ -508,19 +510,31 @@ static struct elt_invocation_record *take_waiting(const struct elt_thread_invoca
 	struct evidence ev;
 	int more;
 
-	if (ELT_LIKELY(r) || resume_wait_ns == 0 || !note_evidence(self, &ev))
+	if (ELT_LIKELY(r) || resume_wait_ns == 0)
 		return r;
-	atomic_fetch_add_explicit(&waiting_resumes, 1, memory_order_relaxed);
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	do {
-		sched_yield();
-		/* Read before the take: a segment seen ending has published. */
-		more = evidence_holds(&ev);
-		r = take(continuation, function);
-	} while (!r && more && elapsed_ns(&start) < resume_wait_ns);
+	/*
+	 * Take again after the note, whatever it says: the suspension may
+	 * have published, and ended, between the take above and the note,
+	 * which then counts it neither as running nor as still to end (with
+	 * nothing else running, no wait at all), yet it is in the table.  A
+	 * segment the note does not count as running has published before
+	 * (elt_async_segment_ended), so this take finds it.
+	 */
+	more = note_evidence(self, &ev);
+	r = take(continuation, function);
+	if (!r && more) {
+		atomic_fetch_add_explicit(&waiting_resumes, 1, memory_order_relaxed);
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		do {
+			sched_yield();
+			/* Read before the take: a segment seen ending has published. */
+			more = evidence_holds(&ev);
+			r = take(continuation, function);
+		} while (!r && more && elapsed_ns(&start) < resume_wait_ns);
+		atomic_fetch_sub_explicit(&waiting_resumes, 1, memory_order_relaxed);
+	}
 	if (r)
 		atomic_fetch_add_explicit(&early_resumes, 1, memory_order_relaxed);
-	atomic_fetch_sub_explicit(&waiting_resumes, 1, memory_order_relaxed);
 	return r;
 }
 

@@ -102,14 +102,16 @@ static inline void elt_async_segment_started(struct elt_thread_invocations *t)
 				  memory_order_relaxed);
 }
 
-/* ... or ends: after its publication, which the release orders before
- * the count a waiting resume reads with acquire. */
+/* ... or ends: after its publication, which the releases order before
+ * both counts a resume reads with acquire: one that sees the segment no
+ * longer running, though not yet ended, must find what it published
+ * (take_waiting). */
 static inline void elt_async_segment_ended(struct elt_thread_invocations *t)
 {
 	struct elt_async_shard *s = elt_async_shard_of(t);
 
 	t->async_running--;
-	atomic_fetch_sub_explicit(&s->running, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&s->running, 1, memory_order_release);
 	atomic_fetch_add_explicit(&s->ended, 1, memory_order_release);
 }
 
