@@ -67,14 +67,21 @@ for abi in "${wanted[@]}"; do
 	build="$work/$abi"
 	rm -rf "$build"
 	mkdir -p "$build"
-	host_args=() wrap=""
+	host_args=() wrap="" loader=""
 	if [ "$triplet" != - ]; then
 		host_args=(--host="$triplet")
 		case $wrapper in
 		wine) wrap="wine" ;;
-		# The target's libraries first: with a host multilib (/lib32)
-		# in ld.so.cache, qemu-i386 would mix two glibc builds and hang
-		# in the first pthread_create.
+		# On the real CPU (i386 on an x86-64 kernel), with the cross
+		# sysroot's glibc.  Not qemu-i386: on sigreturn it reloads %gs
+		# from a descriptor table all guest threads share, so after a
+		# signal the main thread runs on another thread's TLS
+		# (doc/testing.md, "The matrix").
+		ld.so:*)
+			loader=${wrapper#ld.so:}
+			wrap="$loader --library-path ${loader%/*}" ;;
+		# The target's libraries first: a cross ld.so that reads the
+		# host's ld.so.cache may load a multilib glibc of another build.
 		*) wrap="${wrapper%%:*} -L ${wrapper#*:} -E LD_LIBRARY_PATH=${wrapper#*:}/lib" ;;
 		esac
 		# A test that hangs under emulation fails after 15 minutes
@@ -85,6 +92,8 @@ for abi in "${wanted[@]}"; do
 	status=ok note=""
 	if [ "$pkgs" != - ] && ! install_missing "$pkgs"; then
 		status=FAIL note="toolchain missing"
+	elif [ -n "${loader:-}" ] && ! "$loader" --version >/dev/null 2>&1; then
+		status=FAIL note="this host cannot run $abi code natively ($loader --version fails)"
 	elif ! (cd "$build" && "$work/src/configure" "${host_args[@]}" --enable-werror \
 			ELT_TEST_WRAPPER="$wrap" >configure.log 2>&1); then
 		status=FAIL note="configure failed: $build/configure.log"
