@@ -343,6 +343,14 @@ ELT_API elt_status elt_get_invocation(const elt_info *info, elt_invocation *out)
  * storage) where elt_get_invocation() gives ELT_E_DATAINCOMPLETE. */
 ELT_API void **elt_get_invocation_slot(const elt_info *info);
 
+/* The calling plugin's invocation_storage bytes (its descriptor asks for
+ * them) for this invocation, 16-byte aligned: zeroed at its initial call,
+ * kept across its segments and threads until the callbacks of the segment
+ * that ends it return; the library reuses them after, so the plugin
+ * allocates and frees nothing per invocation.  NULL when the plugin asked
+ * for none, or where elt_get_invocation_slot() gives NULL. */
+ELT_API void *elt_get_invocation_storage(const elt_info *info);
+
 typedef struct elt_invocation_stats {
 	uint64_t started, completed, live;  /* live = started - completed:
 	                                       invocations not finished */

@@ -154,6 +154,9 @@ typedef void (*elt_live_invocation_fn)(const elt_invocation *inv,
 				       void *arg);
 ELT_HIDDEN void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn,
 					     void *arg);
+/* The invocation_storage of the plugin in table slot `plugin`, before it
+ * goes live (invocation.c keeps it: it hands the storage out). */
+ELT_HIDDEN void elt_invocations_set_storage(unsigned plugin, uint32_t size);
 
 /* --- init.c: life cycle -------------------------------------------------- */
 

@@ -556,8 +556,16 @@ struct record_chunk {
 	struct record_chunk *next;              /* older chunks */
 	_Atomic uint32_t carved;                /* records handed out (may pass
 						   CHUNK_RECORDS) */
+	/* Plugin p's invocation storage for these records, storage_size[p]
+	 * bytes each, mapped when first asked for. */
+	unsigned char *_Atomic storage[ELT_MAX_PLUGINS];
 	struct elt_invocation_record records[CHUNK_RECORDS];
 };
+_Static_assert(CHUNK_RECORDS <= UINT16_MAX + 1, "a record's index fits its uint16_t");
+
+/* Each plugin's invocation_storage, rounded up to 16 (plugin.c sets it
+ * before the plugin's first segment). */
+static uint32_t storage_size[ELT_MAX_PLUGINS];
 
 static struct record_chunk *_Atomic chunks;     /* newest first */
 static struct elt_invocation_record *_Atomic spare_batches;
@@ -603,6 +611,8 @@ static void carve(struct elt_thread_invocations *t)
 							   memory_order_relaxed)) <
 			 CHUNK_RECORDS) {
 			for (i = from; i < from + ELT_RECORDS_PER_BLOCK && i < CHUNK_RECORDS; i++) {
+				c->records[i].chunk = c;
+				c->records[i].index = (uint16_t)i;
 				c->records[i].next_free = t->free_records;
 				t->free_records = &c->records[i];
 				t->free_count++;
@@ -696,6 +706,7 @@ static struct elt_invocation_record *materialize(struct elt_thread_invocations *
 	atomic_store_explicit(&r->function, e->function, memory_order_relaxed);
 	r->fn = fn;
 	r->slots_valid = 0;
+	r->storage_ready = 0;
 	/* Release: elt_foreach_live_invocation reads the fields above
 	 * after an acquire load of `live`. */
 	atomic_store_explicit(&r->live, 1, memory_order_release);
@@ -928,6 +939,66 @@ void **elt_get_invocation_slot(const elt_info *info)
 	return &r->slots[info->plugin];
 }
 
+void elt_invocations_set_storage(unsigned plugin, uint32_t size)
+{
+	storage_size[plugin] = (size + 15) & ~15u;
+}
+
+/* Plugin p's storage area of chunk c, mapped on first use; NULL when out
+ * of memory.  Two threads may map it at once: one keeps its own. */
+static unsigned char *storage_area(struct record_chunk *c, unsigned p)
+{
+	unsigned char *area = atomic_load_explicit(&c->storage[p], memory_order_acquire);
+	unsigned char *expected = NULL;
+	size_t size = (size_t)storage_size[p] * CHUNK_RECORDS;
+
+	if (ELT_LIKELY(area))
+		return area;
+	if (!(area = elt_pages_map(size)))
+		return NULL;
+	if (!atomic_compare_exchange_strong_explicit(&c->storage[p], &expected, area,
+						     memory_order_acq_rel,
+						     memory_order_acquire)) {
+		elt_pages_unmap(area, size);
+		area = expected;
+	}
+	return area;
+}
+
+/* r's storage for plugin p, zeroed if not yet for this invocation, or
+ * NULL (no storage asked for, out of memory).  Only the thread running
+ * the invocation's segment calls this: storage_ready needs no atomics. */
+static void *record_storage(struct elt_invocation_record *r, unsigned p, int make)
+{
+	unsigned char *area, *s;
+
+	if (!storage_size[p] || (!make && !(r->storage_ready & (1u << p))))
+		return NULL;
+	if (!(area = storage_area(r->chunk, p)))
+		return NULL;
+	s = area + (size_t)r->index * storage_size[p];
+	if (!(r->storage_ready & (1u << p))) {
+		memset(s, 0, storage_size[p]);
+		r->storage_ready |= (uint16_t)(1u << p);
+	}
+	return s;
+}
+
+void *elt_get_invocation_storage(const elt_info *info)
+{
+	struct elt_shadow_entry *e = info->invocation;
+	struct elt_thread_invocations *t = elt_thread_state;
+	struct elt_invocation_record *r;
+	int saved_errno = errno;        /* the first use maps memory */
+	void *s;
+
+	if (!storage_size[info->plugin] || !e || !t || !(r = materialize(t, e, info->fn)))
+		return NULL;
+	s = record_storage(r, info->plugin, 1);
+	errno = saved_errno;
+	return s;
+}
+
 static void add_thread(struct elt_thread_invocations *t, void *arg)
 {
 	elt_invocation_stats *s = arg;
@@ -1009,7 +1080,9 @@ void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn, vo
 
 			if (atomic_load_explicit(&r->live, memory_order_acquire))
 				fn(&r->inv, r->fn ? &r->fn->desc : NULL,
-				   plugin < r->slots_valid ? r->slots[plugin] : NULL, arg);
+				   storage_size[plugin] ? record_storage(r, plugin, 0)
+				   : plugin < r->slots_valid ? r->slots[plugin] : NULL,
+				   arg);
 		}
 	}
 }

@@ -17,6 +17,8 @@
 
 #define ELT_RECORD_ALIGN 32
 
+struct record_chunk;            /* invocation.c: records and their storage */
+
 struct elt_invocation_record {
 	elt_invocation inv;
 	/* Atomic: a resume on another thread reads it while probing the
@@ -30,6 +32,11 @@ struct elt_invocation_record {
 	/* slots[0 .. slots_valid) are initialized: they are cleared when a
 	 * plugin first asks, not at every call. */
 	uint8_t slots_valid;
+	/* Bit p: plugin p's storage was zeroed for this invocation. */
+	uint16_t storage_ready;
+	/* Where its plugins' storage is: its chunk's areas, at `index`. */
+	uint16_t index;
+	struct record_chunk *chunk;
 	/* Free records: the thread's free list, or a batch given back
 	 * (invocation.c); next_batch only in a batch's first record. */
 	struct elt_invocation_record *next_free, *next_batch;

@@ -53,6 +53,9 @@ static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
 #define DESC_FLAGS(d) \
 	((d)->struct_size >= offsetof(elt_plugin, flags) + sizeof((d)->flags) \
 	 ? (d)->flags : 0u)
+#define DESC_STORAGE(d) \
+	((d)->struct_size >= offsetof(elt_plugin, invocation_storage) + \
+	 sizeof((d)->invocation_storage) ? (d)->invocation_storage : 0u)
 
 static elt_status check_descriptor(const elt_plugin *d, const char *who)
 {
@@ -68,6 +71,14 @@ static elt_status check_descriptor(const elt_plugin *d, const char *who)
 				     ELT_PLUGIN_ABI_MAJOR, ELT_VERSION_STRING);
 	if (!d->name || !*d->name)
 		return elt_set_error(ELT_E_PLUGIN, "plugin %s: descriptor has no name", who);
+	if (DESC_STORAGE(d) > ELT_MAX_INVOCATION_STORAGE)
+		return elt_set_error(ELT_E_LIMIT,
+				     "plugin %s: invocation_storage of %u bytes, at most %d",
+				     who, DESC_STORAGE(d), ELT_MAX_INVOCATION_STORAGE);
+	if (DESC_STORAGE(d) && (DESC_FLAGS(d) & ELT_PLUGIN_NO_INVOCATIONS))
+		return elt_set_error(ELT_E_PLUGIN,
+				     "plugin %s: asks for invocation_storage yet says "
+				     "ELT_PLUGIN_NO_INVOCATIONS", who);
 	return ELT_OK;
 }
 
@@ -150,6 +161,7 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	elt_registry_announce_to(elt_plugins_function_added);
 	if (p->function_added)
 		elt_registry_foreach(tell_function, p);
+	elt_invocations_set_storage(n, DESC_STORAGE(d));
 	if (!(DESC_FLAGS(d) & ELT_PLUGIN_NO_INVOCATIONS))
 		atomic_store_explicit(&elt_tracking, 1, memory_order_relaxed);
 	atomic_store_explicit(&elt_plugin_count, n + 1, memory_order_release);

@@ -19,7 +19,7 @@ extern "C" {
  * the minor when fields are appended.  The loader refuses majors it does
  * not know, and reads appended fields only when struct_size covers them. */
 #define ELT_PLUGIN_ABI_MAJOR 1
-#define ELT_PLUGIN_ABI_MINOR 1
+#define ELT_PLUGIN_ABI_MINOR 2
 
 typedef struct elt_plugin {
 	uint32_t struct_size;           /* sizeof(elt_plugin) as built */
@@ -57,7 +57,14 @@ typedef struct elt_plugin {
 	/* Appended in plugin ABI 1.1 (a 1.0 plugin reads as 0): ELT_PLUGIN_*
 	 * flags. */
 	uint32_t flags;
+
+	/* Appended in plugin ABI 1.2 (older plugins read as 0): bytes the
+	 * library keeps for this plugin with every invocation, handed out by
+	 * elt_get_invocation_storage(); at most ELT_MAX_INVOCATION_STORAGE. */
+	uint32_t invocation_storage;
 } elt_plugin;
+
+#define ELT_MAX_INVOCATION_STORAGE 1024
 
 /* The plugin never asks for invocations (elt_get_invocation, its slot,
  * elt_foreach_live_invocation): while every plugin says so, the library

@@ -10,16 +10,16 @@
  *     ASYNCELT_PLUGINS='timing:format=table,trace=trace-%p.json'
  *
  * A template for plugins that measure invocations: the per-invocation
- * record lives in the invocation's slot (elt_get_invocation_slot), comes
- * from a per-thread pool and goes back to one at the final return.  Each
- * thread keeps what it measured as samples in its own buffer, merged into
- * the functions' histograms under the plugin's lock once per
+ * record is the invocation storage the library keeps with each invocation
+ * (invocation_storage, elt_get_invocation_storage), zeroed at its initial
+ * call: nothing to allocate or free per invocation.  Each thread keeps
+ * what it measured as samples in its own buffer, merged into the
+ * functions' histograms under the plugin's lock once per
  * SAMPLES_PER_THREAD samples, at thread exit and at fini: no atomic
  * read-modify-write and no shared cache line per invocation.  The
  * callbacks read the clock (clock.h: the TSC where it is invariant) once,
- * and do not allocate but in rare slow steps (a pool refill once per
- * POOL_CHUNK invocations, a function's histograms once), with mmap, which
- * a signal handler may call (doc/runtime.md).
+ * and do not allocate but in a rare slow step (a function's histograms,
+ * once), with mmap, which a signal handler may call (doc/runtime.md).
  */
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
@@ -84,10 +84,11 @@ static struct measures *measures_of(struct function_times *f)
 	return f->m;
 }
 
-/* One logical invocation, while it runs: the slot's content.  Times in ns
- * since the plugin started, each converted from one clock reading, so
- * that differences add up exactly (the trace's slices to its active
- * time, active and suspended to wall). */
+/* One logical invocation, while it runs: its storage, zeroed at its
+ * initial call (segments == 0 until then).  Times in ns since the plugin
+ * started, each converted from one clock reading, so that differences add
+ * up exactly (the trace's slices to its active time, active and suspended
+ * to wall). */
 struct invocation_record {
 	struct function_times *f;
 	uint64_t start;                 /* its initial Enter */
@@ -98,16 +99,6 @@ struct invocation_record {
 	uint32_t start_thread, thread;  /* of its first and current segment */
 	bool running;                   /* inside a segment */
 	bool flow_pending;              /* its last slice drew a flow_out */
-	struct invocation_record *next_free;
-};
-
-/* --- per thread: a pool of records --------------------------------------- */
-
-#define POOL_CHUNK 256
-
-struct chunk {
-	struct chunk *next;
-	struct invocation_record records[POOL_CHUNK];
 };
 
 /* What a thread measured, waiting to be merged: an invocation's start,
@@ -122,8 +113,6 @@ struct sample {
 #define SAMPLES_PER_THREAD 256
 
 struct timing_thread {
-	struct invocation_record *free;
-	unsigned nfree;
 	uint32_t named_tid;             /* thread_name written for this tid */
 	unsigned nsamples;
 	struct sample samples[SAMPLES_PER_THREAD];
@@ -134,90 +123,16 @@ struct timing {
 	char *out_pattern;              /* for a fork child's own report */
 	int pid;
 	enum { TABLE, CSV, JSON } format;
-	struct tbuf_set *threads;       /* per-thread pools, and the trace */
+	struct tbuf_set *threads;       /* per-thread samples, and the trace */
 	bool trace;
 	uint64_t start;                 /* clock ticks when it started */
-	struct fork_lock lock;          /* functions, their measures, the spare
-					   records, chunks */
+	struct fork_lock lock;          /* functions and their measures */
 	struct function_times *functions;
 	struct function_times **tail;
 	struct function_times unregistered;
-	struct invocation_record *spare;
-	unsigned nspare;
-	struct chunk *chunks;
-	_Atomic uint64_t no_memory;     /* invocations not timed: no record,
+	_Atomic uint64_t no_memory;     /* invocations not timed: no storage,
 					   or samples with no histograms */
 };
-
-/* Refills a thread's empty pool from the spare records or a new chunk
- * (the slow step: a lock, maybe malloc). */
-static void refill(struct timing *t, struct timing_thread *u)
-{
-	unsigned i;
-
-	fork_lock(&t->lock);
-	if (!t->spare) {
-		struct chunk *c = pages_map(sizeof(*c));
-
-		if (c) {
-			c->next = t->chunks;
-			t->chunks = c;
-			for (i = 0; i < POOL_CHUNK; i++) {
-				c->records[i].next_free = t->spare;
-				t->spare = &c->records[i];
-			}
-			t->nspare += POOL_CHUNK;
-		}
-	}
-	for (i = 0; i < POOL_CHUNK && t->spare; i++) {
-		struct invocation_record *r = t->spare;
-
-		t->spare = r->next_free;
-		t->nspare--;
-		r->next_free = u->free;
-		u->free = r;
-		u->nfree++;
-	}
-	fork_unlock(&t->lock);
-}
-
-static struct invocation_record *new_record(struct timing *t, struct timing_thread *u)
-{
-	struct invocation_record *r;
-
-	if (!u->free)
-		refill(t, u);
-	r = u->free;
-	if (!r)
-		return NULL;
-	u->free = r->next_free;
-	u->nfree--;
-	memset(r, 0, sizeof(*r));
-	return r;
-}
-
-/* Records are freed where invocations end, often not where they began:
- * a thread that gathers too many gives a chunk's worth back. */
-static void free_record(struct timing *t, struct timing_thread *u,
-			struct invocation_record *r)
-{
-	unsigned i;
-
-	r->next_free = u->free;
-	u->free = r;
-	if (++u->nfree < 2 * POOL_CHUNK)
-		return;
-	fork_lock(&t->lock);
-	for (i = 0; i < POOL_CHUNK; i++) {
-		r = u->free;
-		u->free = r->next_free;
-		r->next_free = t->spare;
-		t->spare = r;
-	}
-	u->nfree -= POOL_CHUNK;
-	t->nspare += POOL_CHUNK;
-	fork_unlock(&t->lock);
-}
 
 /* Now, in ns since the plugin started. */
 static inline uint64_t now_ns(const struct timing *t)
@@ -318,7 +233,7 @@ struct segment {
 	struct timing_thread *u;
 	struct tbuf *b;
 	elt_invocation inv;
-	void **slot;
+	struct invocation_record *r;    /* the invocation's storage */
 };
 
 /* What every callback needs; false when the segment cannot be timed. */
@@ -329,8 +244,11 @@ static bool segment_of(const elt_info *info, struct timing *t, struct segment *s
 	if (!s->b)
 		return false;
 	s->u = tbuf_user(s->b);
-	s->slot = elt_get_invocation_slot(info);
-	return s->slot && elt_get_invocation(info, &s->inv) == ELT_OK;
+	if (!(s->r = elt_get_invocation_storage(info))) {
+		atomic_fetch_add_explicit(&t->no_memory, 1, memory_order_relaxed);
+		return false;
+	}
+	return elt_get_invocation(info, &s->inv) == ELT_OK;
 }
 
 static struct function_times *times_of(struct timing *t, const elt_info *info)
@@ -349,14 +267,8 @@ static void timing_enter(const elt_info *info, void *state)
 
 	if (!segment_of(info, t, &s))
 		return;
-	r = *s.slot;
-	if (!r) {       /* its initial call (or a resume never seen suspending) */
-		r = new_record(t, s.u);
-		if (!r) {
-			atomic_fetch_add_explicit(&t->no_memory, 1, memory_order_relaxed);
-			return;
-		}
-		*s.slot = r;
+	r = s.r;
+	if (!r->segments) {     /* its initial call (or a resume never seen suspending) */
 		r->f = times_of(t, info);
 		r->start = now;
 		r->start_thread = s.inv.thread;
@@ -383,7 +295,7 @@ static void timing_leave(const elt_info *info, void *state)
 	bool suspends = elt_get_segment_kind(info) == ELT_SEGMENT_SUSPEND;
 	bool flow_in;
 
-	if (!segment_of(info, t, &s) || !(r = *s.slot))
+	if (!segment_of(info, t, &s) || !(r = s.r)->segments)
 		return;         /* began before the plugin was added */
 	r->active += now - r->segment_start;
 	r->running = false;
@@ -407,8 +319,6 @@ static void timing_leave(const elt_info *info, void *state)
 	x->hops = r->hops;
 	if (t->trace)
 		trace_invocation(t, s.b, r, s.inv.id, now, false);
-	*s.slot = NULL;
-	free_record(t, s.u, r);
 }
 
 static void timing_thread_exit(void *state)
@@ -527,7 +437,6 @@ static elt_status open_report(struct timing *t)
 static void free_timing(struct timing *t)
 {
 	struct function_times *f, *next;
-	struct chunk *c, *cnext;
 
 	for (f = t->functions; f; f = next) {
 		next = f->next;
@@ -538,10 +447,6 @@ static void free_timing(struct timing *t)
 	}
 	if (t->unregistered.m)
 		pages_unmap(t->unregistered.m, sizeof(*t->unregistered.m));
-	for (c = t->chunks; c; c = cnext) {
-		cnext = c->next;
-		pages_unmap(c, sizeof(*c));
-	}
 	if (t->out && t->out != stderr)
 		fclose(t->out);
 	free(t->out_pattern);
@@ -607,7 +512,7 @@ static void count_live(const elt_invocation *inv, const elt_function_desc *fn,
 	(void)inv;
 	(void)fn;
 	(void)arg;
-	if (r)
+	if (r && r->segments)   /* else: never timed (began before the plugin) */
 		r->f->segments += r->segments;
 }
 
@@ -622,7 +527,8 @@ static void report_live(const elt_invocation *inv, const elt_function_desc *fn,
 			void *slot, void *arg)
 {
 	struct live_count *lc = arg;
-	struct invocation_record *r = slot;
+	struct invocation_record *r = slot && ((struct invocation_record *)slot)->segments
+				      ? slot : NULL;    /* NULL: never timed */
 	struct timing *t = lc->t;
 	struct tbuf *b;
 
@@ -810,4 +716,5 @@ ELT_PLUGIN_DEFINE(timing,
 	.tailcall = timing_leave,
 	.function_added = timing_function_added,
 	.thread_exit = timing_thread_exit,
-	.fini = timing_fini);
+	.fini = timing_fini,
+	.invocation_storage = sizeof(struct invocation_record));
