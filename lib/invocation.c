@@ -965,9 +965,10 @@ static unsigned char *storage_area(struct record_chunk *c, unsigned p)
 	return area;
 }
 
-/* r's storage for plugin p, zeroed if not yet for this invocation, or
- * NULL (no storage asked for, out of memory).  Only the thread running
- * the invocation's segment calls this: storage_ready needs no atomics. */
+/* r's storage for plugin p, zeroed if not yet for this invocation (make),
+ * or NULL (no storage asked for, none made yet, out of memory).  Only the
+ * thread running the invocation's segment, or fini once none runs, calls
+ * this: storage_ready needs no atomics. */
 static void *record_storage(struct elt_invocation_record *r, unsigned p, int make)
 {
 	unsigned char *area, *s;
