@@ -28,7 +28,9 @@ struct tally {                  /* one thread's rows at a time */
 	struct counting *owner;
 	struct tally *next;             /* all of owner's, pushed, never removed */
 	struct tally *next_here;        /* this thread's, one per instance */
-	atomic_bool taken;              /* a live thread counts into it */
+	/* a live thread counts into it; not atomic_bool: riscv64 has no
+	 * byte-wide exchange, gcc would call libatomic */
+	atomic_uint taken;
 };
 
 struct counting {
