@@ -951,17 +951,19 @@ static unsigned char *storage_area(struct record_chunk *c, unsigned p)
 	unsigned char *area = atomic_load_explicit(&c->storage[p], memory_order_acquire);
 	unsigned char *expected = NULL;
 	size_t size = (size_t)storage_size[p] * CHUNK_RECORDS;
+	int saved_errno;
 
 	if (ELT_LIKELY(area))
 		return area;
-	if (!(area = elt_pages_map(size)))
-		return NULL;
-	if (!atomic_compare_exchange_strong_explicit(&c->storage[p], &expected, area,
+	saved_errno = errno;    /* mapping may set it; a signal handler may be here */
+	if ((area = elt_pages_map(size)) &&
+	    !atomic_compare_exchange_strong_explicit(&c->storage[p], &expected, area,
 						     memory_order_acq_rel,
 						     memory_order_acquire)) {
 		elt_pages_unmap(area, size);
 		area = expected;
 	}
+	errno = saved_errno;
 	return area;
 }
 
@@ -990,14 +992,18 @@ void *elt_get_invocation_storage(const elt_info *info)
 	struct elt_shadow_entry *e = info->invocation;
 	struct elt_thread_invocations *t = elt_thread_state;
 	struct elt_invocation_record *r;
-	int saved_errno = errno;        /* the first use maps memory */
-	void *s;
+	unsigned p = info->plugin;
 
-	if (!storage_size[info->plugin] || !e || !t || !(r = materialize(t, e, info->fn)))
+	if (!storage_size[p] || !e || !t)
 		return NULL;
-	s = record_storage(r, info->plugin, 1);
-	errno = saved_errno;
-	return s;
+	r = e->record;
+	/* Every segment after the one that first asked: no call. */
+	if (ELT_LIKELY(r && (r->storage_ready & (1u << p))))
+		return atomic_load_explicit(&r->chunk->storage[p], memory_order_acquire) +
+		       (size_t)r->index * storage_size[p];
+	if (!r && !(r = materialize(t, e, info->fn)))
+		return NULL;
+	return record_storage(r, p, 1);
 }
 
 static void add_thread(struct elt_thread_invocations *t, void *arg)
