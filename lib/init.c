@@ -8,6 +8,8 @@
  */
 #include "invocation.h"
 
+#include <asyncelt/helpers.h>
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,14 @@ const char *elt_version_string(void)
 const char *elt_abi_name(void)
 {
 	return elt_arch_abi;
+}
+
+const unsigned char *elt_helpers_armed(void)
+{
+	/* Generated code reads it with a plain byte load. */
+	_Static_assert(sizeof(elt_armed) == 1 && ATOMIC_CHAR_LOCK_FREE == 2,
+		       "the armed flag is a lock-free byte");
+	return (const unsigned char *)&elt_armed;
 }
 
 elt_status elt_check_running(const char *what)

@@ -131,6 +131,18 @@ static void check_helpers(struct regs *in, struct regs *out, int armed)
 				}
 }
 
+/* What instrumented code that tests the armed byte would see: set
+ * exactly while the helpers reach the plugins. */
+static void check_armed_byte(int armed)
+{
+	const unsigned char *flag = elt_helpers_armed();
+
+	ok(flag && flag == elt_helpers_armed() &&
+	   __atomic_load_n(flag, __ATOMIC_RELAXED) == armed,
+	   "elt_helpers_armed() reads %d %s", armed,
+	   armed ? "with a plugin" : "without one");
+}
+
 int main(void)
 {
 	struct regs *in = regs_alloc(regs_size);
@@ -144,12 +156,15 @@ int main(void)
 
 	/* No plugin yet: every helper takes its early return. */
 	check_helpers(in, out, 0);
+	check_armed_byte(0);
 	if (elt_plugin_add(&elt_plugin_clobber, NULL) != ELT_OK)
 		tap_bail("setup: %s", elt_last_error());
 	check_helpers(in, out, 1);
+	check_armed_byte(1);
 	elt_shutdown();
 	/* Shut down: idle again. */
 	check_helpers(in, out, 0);
+	check_armed_byte(0);
 	regs_free(in);
 	regs_free(out);
 	return tap_done();

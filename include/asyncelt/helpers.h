@@ -36,6 +36,14 @@ ELT_API void elt_helper_leave_x87(void);
 /* Before a tail call replaces the frame, the callee's arguments live. */
 ELT_API void elt_helper_tailcall(void);
 
+/* The byte every helper tests first: nonzero while there is a plugin to
+ * call.  Instrumented code may test it itself and skip the helper call
+ * while it reads 0, so that idle instrumentation costs a load and a branch
+ * instead of a call (doc/abi.md, "Testing the armed byte").  Its address
+ * stays the same for the life of the process; read it as a relaxed atomic
+ * (a plain byte load in generated code). */
+ELT_API const unsigned char *elt_helpers_armed(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,7 @@
 #include "probes.h"
 
 #include <asyncelt.h>
+#include <asyncelt/helpers.h>
 #include <asyncelt/plugin.h>
 
 #include <pthread.h>
@@ -47,7 +48,7 @@ ELT_PLUGIN_DEFINE(empty, .enter = empty_cb, .leave = empty_cb,
 		  .flags = ELT_PLUGIN_NO_INVOCATIONS);
 ELT_PLUGIN_DEFINE(empty_tracked, .enter = empty_cb, .leave = empty_cb);
 
-enum work { BARE, STUB, PAIR, EMIT, ASYNC };
+enum work { BARE, STUB, PAIR, GUARDED, EMIT, ASYNC };
 
 struct variant {
 	const char *name;
@@ -62,6 +63,7 @@ static const struct variant variants[] = {
 	{ "bare call", BARE, NULL, 1 },
 	{ "full-save stub pair (reference)", STUB, NULL, 1 },
 	{ "helpers, idle (no plugin)", PAIR, NULL, 1 },
+	{ "idle, caller tests the armed byte", GUARDED, NULL, 1 },
 	{ "helpers, one empty plugin", PAIR, "empty", 1 },
 	{ "helpers, empty plugin + invocations", PAIR, "empty_tracked", 1 },
 	{ "counting", PAIR, "counting:output=/dev/null", 1 },
@@ -85,9 +87,11 @@ static char recording[4096];    /* the "file" variant's, in the child */
 
 #if defined(__x86_64__) && !defined(_WIN32)
 void bench_stub_pair_sse(void), bench_stub_pair_avx(void), bench_stub_pair_avx512(void);
-void bench_helper_pair(void);
+void bench_helper_pair(void), bench_guarded_pair(void);
 /* The helpers called exactly as the stub is (full-save-x86_64.S). */
 #define helper_pair bench_helper_pair
+static void (*const guarded_pair)(void) = bench_guarded_pair;
+const unsigned char *bench_armed;       /* elt_helpers_armed() */
 void bench_empty_c(void *frame);
 void bench_empty_c(void *frame)
 {
@@ -128,6 +132,7 @@ static void (*stub_pair(void))(void)
 /* The test probe: it also records its caller SP for the tests, in memory
  * two threads share, so the 2-thread rows include that. */
 #define helper_pair probe_pair
+static void (*const guarded_pair)(void) = NULL;   /* x86-64 only */
 
 static unsigned vector_bytes(void)
 {
@@ -172,6 +177,9 @@ static void run(enum work work, unsigned long n)
 			break;
 		case PAIR:
 			helper_pair();
+			break;
+		case GUARDED:
+			guarded_pair();
 			break;
 		case EMIT:
 			elt_emit_enter(EMPTY_ID, NULL, NULL);
@@ -251,7 +259,10 @@ static double measure(const struct variant *v)
 	elt_register_function(EMPTY_ID, "Empty", "v()", 0);
 	elt_register_function(ASYNC_ID, "Async", "l(K i)", ELT_FUNCTION_ASYNC);
 	probe_function = EMPTY_ID;
-	if (v->work == STUB && !stub_pair())
+#if defined(__x86_64__) && !defined(_WIN32)
+	bench_armed = elt_helpers_armed();
+#endif
+	if ((v->work == STUB && !stub_pair()) || (v->work == GUARDED && !guarded_pair))
 		return -1;
 	if (v->plugins && strcmp(v->plugins, "empty") == 0) {
 		if (elt_plugin_add(&elt_plugin_empty, NULL) != ELT_OK)

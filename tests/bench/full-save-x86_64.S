@@ -94,6 +94,33 @@ ELT_ENTRY(\name)
 ELT_END(\name)
 .endm
 
+/* The same function, as code that tests the armed byte first
+ * (elt_helpers_armed(), kept in bench_armed) and calls a helper only while
+ * it is set: an idle hook is a load, a compare and a branch. */
+.macro GUARDED_CALL helper
+	movq	bench_armed(%rip), %r11
+	cmpb	$0, (%r11)
+	je	.Lskip\@
+	leaq	16(%rbp), %r11
+	pushq	%r11
+	pushq	$0x1234
+	call	\helper
+.Lskip\@:
+.endm
+
+ELT_ENTRY(bench_guarded_pair)
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	GUARDED_CALL elt_helper_enter
+	GUARDED_CALL elt_helper_leave
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+ELT_END(bench_guarded_pair)
+
 	STUB	bench_stub_sse, 16
 	STUB	bench_stub_avx, 32
 	STUB	bench_stub_avx512, 64
