@@ -43,19 +43,12 @@ static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 	}
 }
 
-/* Runs the plugins for a segment whose info has id and fn set; the
- * caller has raised this thread's flag and found the library armed. */
-static inline __attribute__((always_inline)) void
-run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation)
+/* Every plugin's callback for a segment, in order: more than one plugin. */
+static __attribute__((noinline)) void run_callbacks(struct elt_info *info, unsigned which,
+						    unsigned n)
 {
-	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
-	unsigned i, which = elt_hook_index(hook);
-	int tracking = atomic_load_explicit(&elt_tracking, memory_order_relaxed);
+	unsigned i;
 
-	info->kind = classify(info, hook, continuation);
-	info->invocation = NULL;
-	if (tracking)
-		elt_invocation_begin(info);
 	for (i = 0; i < n; i++) {
 		const struct elt_plugin_slot *p = &elt_plugins[i];
 		elt_segment_callback cb = p->segment[which];
@@ -65,8 +58,46 @@ run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation)
 			cb(info, p->state);
 		}
 	}
-	if (tracking)
-		elt_invocation_end(info);
+}
+
+/* Invocation tracking, out of line: the dispatcher's own frame then
+ * needs no registers for it. */
+static __attribute__((noinline)) void begin_invocation(struct elt_info *info)
+{
+	elt_invocation_begin(info);
+}
+
+static __attribute__((noinline)) void end_invocation(struct elt_info *info)
+{
+	elt_invocation_end(info);
+}
+
+/* Runs the plugins for a segment whose info has id and fn set; the
+ * caller has raised this thread's flag and found the library armed.
+ * With one plugin, the usual case, nothing but `info` is live across its
+ * callback, so the dispatcher keeps no registers of its own. */
+static inline __attribute__((always_inline)) void
+run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation)
+{
+	unsigned which = elt_hook_index(hook), n;
+
+	info->kind = classify(info, hook, continuation);
+	info->invocation = NULL;
+	if (atomic_load_explicit(&elt_tracking, memory_order_relaxed))
+		begin_invocation(info);
+	n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	if (ELT_LIKELY(n == 1)) {
+		elt_segment_callback cb = elt_plugins[0].segment[which];
+
+		info->plugin = 0;
+		if (cb)
+			cb(info, elt_plugins[0].state);
+	} else {
+		run_callbacks(info, which, n);
+	}
+	/* Only a Leave or Tailcall ends what tracking began. */
+	if (hook != ELT_HOOK_ENTER && info->invocation)
+		end_invocation(info);
 }
 
 /*
@@ -74,40 +105,65 @@ run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation)
  * this thread is not already in plugin code (instrumented code a plugin
  * calls, or a signal handler interrupting one, is not reported: plugins
  * never recurse), the thread is known (its first segment registers it),
- * and the library is still armed.  Returns 1 with the thread's flag up,
- * or 0 with nothing to undo.
+ * and the library is still armed.
  */
+static inline __attribute__((always_inline)) int thread_attached(void)
+{
+	return atomic_load_explicit(&elt_thread.flags, memory_order_relaxed) ==
+	       ELT_THREAD_ATTACHED;
+}
+
+/* Where thread_attached() failed: 1 if this is the thread's first
+ * segment and it is now attached. */
+static __attribute__((noinline, cold)) int attach_thread(void)
+{
+	int saved_errno, attached;
+
+	if (atomic_load_explicit(&elt_thread.flags, memory_order_relaxed))
+		return 0;       /* in a callback already, or never attachable */
+	/* Idle (a producer's segment before any plugin): attach only once
+	 * a plugin was added, and the layers with it. */
+	if (!atomic_load_explicit(&elt_armed, memory_order_relaxed))
+		return 0;
+	saved_errno = errno;    /* a signal handler may be reporting */
+	attached = elt_thread_attach();
+	errno = saved_errno;
+	return attached;
+}
+
+/* Returns 1 with the thread's flag up, or 0 with nothing to undo. */
 static inline __attribute__((always_inline)) int begin_callback(void)
 {
-	unsigned flags = atomic_load_explicit(&elt_thread_flags, memory_order_relaxed);
-
-	if (ELT_UNLIKELY(flags != ELT_THREAD_ATTACHED)) {
-		int saved_errno = errno;        /* a signal handler may be reporting */
-		int attached;
-
-		if (flags)      /* in a callback already, or never attachable */
-			return 0;
-		/* Idle (a producer's segment before any plugin): attach
-		 * only once a plugin was added, and the layers with it. */
-		if (!atomic_load_explicit(&elt_armed, memory_order_relaxed))
-			return 0;
-		attached = elt_thread_attach();
-		errno = saved_errno;
-		if (!attached)
-			return 0;
-	}
+	if (ELT_UNLIKELY(!thread_attached()) && !attach_thread())
+		return 0;
 	return elt_callback_begin();
 }
 
-void elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp,
-			unsigned hook, uintptr_t continuation_out)
+/* A helper's segment on a thread not (yet) attached, out of line: the
+ * dispatcher keeps nothing across the attachment. */
+static __attribute__((noinline, cold)) void
+dispatch_unattached(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
+		    uintptr_t continuation_out)
+{
+	if (attach_thread())
+		elt_dispatch_frame(frame, id, caller_sp, hook, continuation_out);
+}
+
+/* One helper's segment; `hook` is a constant in each instance below. */
+static inline __attribute__((always_inline)) void
+dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
+	       uintptr_t continuation_out)
 {
 	/* Where getters reassemble split values: on this stack, so plugins
 	 * of one segment share it and nothing is allocated. */
 	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
 	struct elt_info info;
 
-	if (!begin_callback())
+	if (ELT_UNLIKELY(!thread_attached())) {
+		dispatch_unattached(frame, id, caller_sp, hook, continuation_out);
+		return;
+	}
+	if (!elt_callback_begin())
 		return;
 	info.id = id;
 	info.fn = elt_registry_lookup(id);
@@ -117,6 +173,42 @@ void elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_
 	info.emitted = NULL;
 	run_plugins(&info, hook, continuation_out);
 	elt_callback_end();
+}
+
+/* One function per hook, each with only the registers it needs. */
+static __attribute__((noinline)) void
+dispatch_enter(const void *frame, elt_function_id id, uintptr_t caller_sp)
+{
+	dispatch_frame(frame, id, caller_sp, ELT_HOOK_ENTER, 0);
+}
+
+static __attribute__((noinline)) void
+dispatch_leave(const void *frame, elt_function_id id, uintptr_t caller_sp,
+	       uintptr_t continuation_out)
+{
+	dispatch_frame(frame, id, caller_sp, ELT_HOOK_LEAVE, continuation_out);
+}
+
+static __attribute__((noinline)) void
+dispatch_tailcall(const void *frame, elt_function_id id, uintptr_t caller_sp)
+{
+	dispatch_frame(frame, id, caller_sp, ELT_HOOK_TAILCALL, 0);
+}
+
+void elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp,
+			unsigned hook, uintptr_t continuation_out)
+{
+	switch (hook) {
+	case ELT_HOOK_ENTER:
+		dispatch_enter(frame, id, caller_sp);
+		break;
+	case ELT_HOOK_LEAVE:
+		dispatch_leave(frame, id, caller_sp, continuation_out);
+		break;
+	default:
+		dispatch_tailcall(frame, id, caller_sp);
+		break;
+	}
 }
 
 void elt_dispatch_emitted(struct elt_info *info, unsigned hook, uintptr_t continuation)

@@ -170,15 +170,23 @@ ELT_HIDDEN elt_status elt_check_running(const char *what);
 
 struct elt_thread_invocations;         /* invocation.c's part of a thread */
 
-/* This thread's state, one byte of TLS the dispatcher reads once per
- * segment: 0 until its first segment registers it, then ATTACHED (or
- * UNATTACHABLE, out of memory: never reported), with IN_CALLBACK while it
- * runs plugin code.  Shutdown reads other threads' (threads.c), hence
- * atomic. */
+/* This thread's part of the library: one block of TLS, so that a segment
+ * computes one thread-local address.
+ *
+ * flags: 0 until the thread's first segment registers it, then ATTACHED
+ *     (or UNATTACHABLE, out of memory: never reported), with IN_CALLBACK
+ *     while it runs plugin code.  Shutdown reads other threads'
+ *     (threads.c), hence atomic.
+ * invocations: invocation.c's state of the thread; set by
+ *     elt_thread_attach(), NULL again once the thread exits. */
 #define ELT_THREAD_ATTACHED     1u
 #define ELT_THREAD_IN_CALLBACK  2u
 #define ELT_THREAD_UNATTACHABLE 4u
-ELT_HIDDEN extern ELT_TLS _Atomic unsigned char elt_thread_flags;
+struct elt_thread_tls {
+	_Atomic unsigned char flags;
+	struct elt_thread_invocations *invocations;
+};
+ELT_HIDDEN extern ELT_TLS struct elt_thread_tls elt_thread;
 /* on_thread_exit: called first at every attached thread's exit. */
 ELT_HIDDEN void elt_threads_init(void (*on_thread_exit)(void));
 
@@ -190,13 +198,13 @@ ELT_HIDDEN void elt_threads_init(void (*on_thread_exit)(void));
  * between (threads.c), so one of the two sees the other. */
 static inline __attribute__((always_inline)) int elt_callback_begin(void)
 {
-	atomic_store_explicit(&elt_thread_flags,
+	atomic_store_explicit(&elt_thread.flags,
 			      ELT_THREAD_ATTACHED | ELT_THREAD_IN_CALLBACK,
 			      memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&elt_armed, memory_order_relaxed))
 		return 1;
-	atomic_store_explicit(&elt_thread_flags, ELT_THREAD_ATTACHED, memory_order_relaxed);
+	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_ATTACHED, memory_order_relaxed);
 	return 0;
 }
 
@@ -204,7 +212,7 @@ static inline __attribute__((always_inline)) int elt_callback_begin(void)
  * down (its acquire load) and lets fini free what that code used. */
 static inline __attribute__((always_inline)) void elt_callback_end(void)
 {
-	atomic_store_explicit(&elt_thread_flags, ELT_THREAD_ATTACHED, memory_order_release);
+	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_ATTACHED, memory_order_release);
 }
 /* Registers this thread (its flags, its exit) and sets its flags to
  * ATTACHED, or UNATTACHABLE and returns 0 when out of memory. */

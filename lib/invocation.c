@@ -900,7 +900,7 @@ void elt_invocations_init(void)
 elt_status elt_get_invocation(const elt_info *info, elt_invocation *out)
 {
 	const struct elt_shadow_entry *e = info->invocation;
-	const struct elt_thread_invocations *t = elt_thread_state;
+	const struct elt_thread_invocations *t = elt_thread.invocations;
 	uint32_t d;
 
 	if (!out)
@@ -927,7 +927,7 @@ elt_status elt_get_invocation(const elt_info *info, elt_invocation *out)
 void **elt_get_invocation_slot(const elt_info *info)
 {
 	struct elt_shadow_entry *e = info->invocation;
-	struct elt_thread_invocations *t = elt_thread_state;
+	struct elt_thread_invocations *t = elt_thread.invocations;
 	struct elt_invocation_record *r;
 
 	if (!e || !t || !(r = materialize(t, e, info->fn)))
@@ -990,7 +990,7 @@ static void *record_storage(struct elt_invocation_record *r, unsigned p, int mak
 void *elt_get_invocation_storage(const elt_info *info)
 {
 	struct elt_shadow_entry *e = info->invocation;
-	struct elt_thread_invocations *t = elt_thread_state;
+	struct elt_thread_invocations *t = elt_thread.invocations;
 	struct elt_invocation_record *r;
 	unsigned p = info->plugin;
 

@@ -61,7 +61,7 @@ struct elt_shadow_entry {
 };
 
 /* One thread's part of the tracking, inside the record threads.c
- * allocates for it: no TLS of its own but one pointer, elt_thread_state. */
+ * allocates for it: no TLS of its own but one pointer, elt_thread.invocations. */
 struct elt_thread_invocations {
 	/* The invocations whose segment runs on this thread, innermost last.
 	 * Grows by doubling (a rare realloc). */
@@ -127,9 +127,6 @@ static inline int elt_is_async(const struct elt_function *fn)
 	return fn && (fn->desc.flags & ELT_FUNCTION_ASYNC);
 }
 
-/* This thread's state; set by elt_thread_attach(), cleared at its exit. */
-ELT_HIDDEN extern ELT_TLS struct elt_thread_invocations *elt_thread_state;
-
 /* Reads $ASYNCELT_RESUME_WAIT_MS; once, at the library's start. */
 ELT_HIDDEN void elt_invocations_init(void);
 /* A thread's first segment (0: out of memory), and its exit, called with
@@ -186,7 +183,7 @@ elt_invocation_push(struct elt_thread_invocations *t, elt_function_id function,
  * Tailcall: normally the innermost entry). */
 static inline void elt_invocation_begin(struct elt_info *info)
 {
-	struct elt_thread_invocations *t = elt_thread_state;
+	struct elt_thread_invocations *t = elt_thread.invocations;
 	struct elt_shadow_entry *e;
 
 	if (ELT_UNLIKELY(!t)) {
@@ -220,7 +217,7 @@ static inline void elt_invocation_begin(struct elt_info *info)
  * segment's) or ends it. */
 static inline void elt_invocation_end(struct elt_info *info)
 {
-	struct elt_thread_invocations *t = elt_thread_state;
+	struct elt_thread_invocations *t = elt_thread.invocations;
 	struct elt_shadow_entry *e = info->invocation;
 
 	if (info->kind <= ELT_SEGMENT_RESUME || !e || !t)

@@ -24,16 +24,14 @@
 # include <windows.h>
 #endif
 
-ELT_TLS _Atomic unsigned char elt_thread_flags;
+ELT_TLS struct elt_thread_tls elt_thread;
 static ELT_TLS struct thread_record *self;
 
 struct thread_record {
-	_Atomic unsigned char *flags;   /* the thread's elt_thread_flags */
+	_Atomic unsigned char *flags;   /* the thread's elt_thread.flags */
 	struct thread_record *prev, *next;
 	struct elt_thread_invocations invocations;
 };
-
-ELT_TLS struct elt_thread_invocations *elt_thread_state;
 
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_record *threads;
@@ -51,7 +49,7 @@ static void thread_exiting(void *value)
 	/* Under the lock, so that statistics count the thread once.  A
 	 * segment this thread reports later (another key's destructor) gets
 	 * no invocation. */
-	elt_thread_state = NULL;
+	elt_thread.invocations = NULL;
 	elt_invocation_thread_exit(&r->invocations);
 	if (r->prev)
 		r->prev->next = r->next;
@@ -113,17 +111,17 @@ int elt_thread_attach(void)
 
 	/* A segment from a signal handler that interrupts this (which holds
 	 * threads_lock) finds the thread busy and is not reported. */
-	atomic_store_explicit(&elt_thread_flags, ELT_THREAD_IN_CALLBACK, memory_order_relaxed);
+	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_IN_CALLBACK, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	r = elt_pages_map(sizeof(*r));  /* not malloc: see pages.c */
 	/* Not reported: shutdown could not wait for it. */
 	if (!r || !elt_invocation_thread_init(&r->invocations)) {
 		elt_pages_unmap(r, sizeof(*r));
-		atomic_store_explicit(&elt_thread_flags, ELT_THREAD_UNATTACHABLE,
+		atomic_store_explicit(&elt_thread.flags, ELT_THREAD_UNATTACHABLE,
 				      memory_order_relaxed);
 		return 0;
 	}
-	r->flags = &elt_thread_flags;
+	r->flags = &elt_thread.flags;
 	pthread_mutex_lock(&threads_lock);
 	r->next = threads;
 	if (threads)
@@ -132,8 +130,8 @@ int elt_thread_attach(void)
 	pthread_mutex_unlock(&threads_lock);
 	pthread_setspecific(exit_key, r);
 	self = r;
-	elt_thread_state = &r->invocations;
-	atomic_store_explicit(&elt_thread_flags, ELT_THREAD_ATTACHED, memory_order_relaxed);
+	elt_thread.invocations = &r->invocations;
+	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_ATTACHED, memory_order_relaxed);
 	return 1;
 }
 
