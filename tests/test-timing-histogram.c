@@ -8,12 +8,15 @@
 
 #include "../plugins/timing/histogram.h"
 
+#include <string.h>
+
 int main(void)
 {
-	static struct histogram h, small, big;
+	static struct histogram h, small, big, one, many;
 	uint64_t v, p50, p90, p99;
+	unsigned n;
 
-	tap_plan(10);
+	tap_plan(15);
 	is_int(histogram_percentile(&h, 0.5), 0, "an empty histogram: percentiles 0");
 
 	for (v = 1; v <= 1000; v++)
@@ -42,5 +45,20 @@ int main(void)
 	is_int(histogram_percentile(&big, 0.5), ((uint64_t)1 << 50) + 2 * HISTOGRAM_EXACT - 1,
 	       "values past 2^40 share the last bucket, reported as the maximum");
 	ok(histogram_percentile(&big, 0.01) <= big.max, "and never above it");
+
+	/* n at once is n one by one, whether the exact values fill up or not */
+	for (n = 1; n <= 2 * HISTOGRAM_EXACT; n *= 4) {
+		memset(&one, 0, sizeof(one));
+		memset(&many, 0, sizeof(many));
+		histogram_record(&one, 9);
+		histogram_record(&many, 9);
+		for (v = 0; v < n; v++)
+			histogram_record(&one, 3);
+		histogram_record_n(&many, 3, n);
+		ok(memcmp(&one, &many, sizeof(one)) == 0,
+		   "recording 3 %u times at once is recording it %u times", n, n);
+	}
+	histogram_record_n(&many, 20, 0);
+	ok(memcmp(&one, &many, sizeof(one)) == 0, "recording a value 0 times changes nothing");
 	return tap_done();
 }

@@ -310,7 +310,7 @@ int main(void)
 	char spec[1024], report_path[300], trace_path[300], bad[300];
 	char *report, *trace;
 
-	tap_plan(31);
+	tap_plan(36);
 
 	check_other_forms(prefix);
 
@@ -353,8 +353,13 @@ int main(void)
 	   "Work: %d calls, %d segments", ALL, 3 * ALL);
 	is_all(report, "Work", "segments", ALL, 3);      /* = 2 resumes + 1 */
 	is_all(report, "Work", "hops", ALL, 0);
+	/* Outer's two invocations are of one segment each */
+	is_all(report, "Outer", "segments", 2, 1);
+	is_all(report, "Outer", "hops", 2, 0);
+	is_all(report, "Outer", "suspended_us", 2, 0);
 	check_invariants(report, "Hop");
 	check_invariants(report, "Work");
+	check_invariants(report, "Outer");
 	ok(strstr(report, "\"incomplete\": 3}") != NULL,
 	   "3 invocations never completed: Never (suspended), Inner (unwound), Running");
 	free(report);

@@ -18,14 +18,6 @@
 # define O_BINARY 0     /* Windows: no "\r\n" translation */
 #endif
 
-/* One pointer of initial-exec TLS per module: an access is one
- * instruction and never allocates, even in a dlopen()ed plugin. */
-#if defined(_WIN32)
-# define TBUF_TLS __thread
-#else
-# define TBUF_TLS __thread __attribute__((tls_model("initial-exec")))
-#endif
-
 struct tbuf_set {
 	int fd;
 	bool close_fd;
@@ -43,7 +35,7 @@ struct tbuf_set {
 	_Atomic uint64_t no_memory;     /* threads that got no buffer */
 };
 
-static TBUF_TLS struct tbuf *tbuf_here;
+TBUF_TLS struct tbuf *tbuf_here;
 
 const char tbuf_stderr[] = "stderr";
 
@@ -210,11 +202,6 @@ void tbuf_end_line(struct tbuf *b)
 	b->line_start = b->len;
 }
 
-void *tbuf_user(struct tbuf *b)
-{
-	return b->user;
-}
-
 const char *tbuf_pid(const struct tbuf_set *set)
 {
 	return set->pid_text;
@@ -256,22 +243,10 @@ static struct tbuf *take_buffer(struct tbuf_set *set)
 	return b;
 }
 
-struct tbuf *tbuf_peek(struct tbuf_set *set)
+struct tbuf *tbuf_attach(struct tbuf_set *set)
 {
 	struct tbuf *b;
 
-	for (b = tbuf_here; b; b = b->next_here)
-		if (b->set == set)
-			return b;
-	return NULL;
-}
-
-struct tbuf *tbuf_get(struct tbuf_set *set)
-{
-	struct tbuf *b = tbuf_peek(set);
-
-	if (b)
-		return b;
 	/* The thread's first record for this set: the rare slow step. */
 	pthread_mutex_lock(&set->lock);
 	b = take_buffer(set);

@@ -30,7 +30,8 @@ struct tbuf_set;        /* one per plugin instance: the file, every buffer */
 
 /* One per thread and set.  The appenders below are inline, so that a line
  * made of many short pieces costs a few instructions a piece; only
- * tbuf.c touches the fields after `line_start`. */
+ * tbuf.c and the inline lookups below touch the fields after
+ * `line_start`. */
 struct tbuf {
 	char *data;
 	size_t len;                     /* bytes in data */
@@ -61,12 +62,39 @@ elt_status tbuf_open(struct tbuf_set **out, const char *option, const char *path
  * message, when a write failed at any time. */
 elt_status tbuf_close(struct tbuf_set *set);
 
+/* This thread's buffers, one per set it wrote to: one pointer of
+ * initial-exec TLS per module, so an access is one instruction and never
+ * allocates, even in a dlopen()ed plugin. */
+#if defined(_WIN32)
+# define TBUF_TLS __thread
+#else
+# define TBUF_TLS __thread __attribute__((tls_model("initial-exec")))
+#endif
+extern TBUF_TLS struct tbuf *tbuf_here;
+
+/* This thread's buffer if it has one, else NULL: never allocates. */
+static inline struct tbuf *tbuf_peek(struct tbuf_set *set)
+{
+	struct tbuf *b;
+
+	for (b = tbuf_here; b; b = b->next_here)
+		if (b->set == set)
+			return b;
+	return NULL;
+}
+
+/* tbuf_get's slow step: gives this thread a buffer. */
+struct tbuf *tbuf_attach(struct tbuf_set *set);
+
 /* This thread's buffer; the first call on a thread allocates it (once per
  * thread: a rare slow step, under the set's lock).  NULL only when out of
  * memory, counted and reported by tbuf_close. */
-struct tbuf *tbuf_get(struct tbuf_set *set);
-/* This thread's buffer if it has one, else NULL: never allocates. */
-struct tbuf *tbuf_peek(struct tbuf_set *set);
+static inline struct tbuf *tbuf_get(struct tbuf_set *set)
+{
+	struct tbuf *b = tbuf_peek(set);
+
+	return __builtin_expect(b != NULL, 1) ? b : tbuf_attach(set);
+}
 /* Calls fn with every buffer's user data, the set's lock held: for fini,
  * when no callback runs. */
 void tbuf_foreach_user(struct tbuf_set *set, void (*fn)(void *user, void *arg), void *arg);
@@ -74,7 +102,10 @@ void tbuf_foreach_user(struct tbuf_set *set, void (*fn)(void *user, void *arg), 
  * it to the next new thread. */
 void tbuf_thread_exit(struct tbuf_set *set);
 
-void *tbuf_user(struct tbuf *b);
+static inline void *tbuf_user(struct tbuf *b)
+{
+	return b->user;
+}
 /* getpid() of the process writing the set's file (a fork child's own), in
  * decimal. */
 const char *tbuf_pid(const struct tbuf_set *set);

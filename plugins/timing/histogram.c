@@ -44,6 +44,21 @@ void histogram_record(struct histogram *h, uint64_t v)
 		h->max = v;
 }
 
+void histogram_record_n(struct histogram *h, uint64_t v, uint64_t n)
+{
+	while (n && h->count < HISTOGRAM_EXACT) {
+		histogram_record(h, v);
+		n--;
+	}
+	if (!n)
+		return;
+	h->count += n;
+	h->sum += v * n;
+	h->bucket[bucket_of(v)] += n;
+	if (v > h->max)
+		h->max = v;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

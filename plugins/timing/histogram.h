@@ -27,6 +27,8 @@ struct histogram {
 };
 
 void histogram_record(struct histogram *h, uint64_t v);
+/* Records v n times at once. */
+void histogram_record_n(struct histogram *h, uint64_t v, uint64_t n);
 /* The value at fraction q (0.5 for the median) of those recorded, by the
  * nearest rank: exact up to HISTOGRAM_EXACT values, else its bucket's top;
  * 0 when none were recorded. */

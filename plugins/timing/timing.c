@@ -68,6 +68,10 @@ struct function_times {
 	const char *name;
 	char *json_name;                /* escaped for the trace */
 	uint64_t calls, segments;
+	/* Returns of one segment merged but not yet in the SUSPENDED,
+	 * SEGMENTS and HOPS histograms, where each adds 0, 1 and 0: most
+	 * invocations, recorded in one step at the report. */
+	uint64_t one_segment;
 	struct measures *m;             /* from its first merged sample on */
 	struct function_times *next;
 };
@@ -166,11 +170,26 @@ static void merge_locked(struct timing *t, struct timing_thread *u)
 		x->f->segments += x->segments;
 		histogram_record(&m->h[WALL], x->wall);
 		histogram_record(&m->h[ACTIVE], x->active);
+		if (x->segments == 1) {         /* no suspension, no hop */
+			x->f->one_segment++;
+			continue;
+		}
 		histogram_record(&m->h[SUSPENDED], x->wall - x->active);
 		histogram_record(&m->h[SEGMENTS], x->segments);
 		histogram_record(&m->h[HOPS], x->hops);
 	}
 	u->nsamples = 0;
+}
+
+/* What merge_locked only counted, before the histograms are read. */
+static void record_one_segment(struct function_times *f)
+{
+	if (!f->one_segment || !f->m)
+		return;
+	histogram_record_n(&f->m->h[SUSPENDED], 0, f->one_segment);
+	histogram_record_n(&f->m->h[SEGMENTS], 1, f->one_segment);
+	histogram_record_n(&f->m->h[HOPS], 0, f->one_segment);
+	f->one_segment = 0;
 }
 
 /* The rare slow step of a callback: once per SAMPLES_PER_THREAD samples. */
@@ -236,8 +255,10 @@ struct segment {
 	struct invocation_record *r;    /* the invocation's storage */
 };
 
-/* What every callback needs; false when the segment cannot be timed. */
-static bool segment_of(const elt_info *info, struct timing *t, struct segment *s)
+/* What every callback needs; false when the segment cannot be timed.
+ * The invocation's id and threads (s->inv) only where `ids` asks: the
+ * trace and a resume's hop. */
+static bool segment_of(const elt_info *info, struct timing *t, struct segment *s, bool ids)
 {
 	s->t = t;
 	s->b = tbuf_get(t->threads);
@@ -248,7 +269,10 @@ static bool segment_of(const elt_info *info, struct timing *t, struct segment *s
 		atomic_fetch_add_explicit(&t->no_memory, 1, memory_order_relaxed);
 		return false;
 	}
-	return elt_get_invocation(info, &s->inv) == ELT_OK;
+	if (ids)
+		return elt_get_invocation(info, &s->inv) == ELT_OK;
+	s->inv.thread = 0;      /* read, but only used by the trace */
+	return true;
 }
 
 static struct function_times *times_of(struct timing *t, const elt_info *info)
@@ -265,7 +289,7 @@ static void timing_enter(const elt_info *info, void *state)
 	struct segment s;
 	struct invocation_record *r;
 
-	if (!segment_of(info, t, &s))
+	if (!segment_of(info, t, &s, t->trace || elt_get_segment_kind(info) == ELT_SEGMENT_RESUME))
 		return;
 	r = s.r;
 	if (!r->segments) {     /* its initial call (or a resume never seen suspending) */
@@ -295,7 +319,7 @@ static void timing_leave(const elt_info *info, void *state)
 	bool suspends = elt_get_segment_kind(info) == ELT_SEGMENT_SUSPEND;
 	bool flow_in;
 
-	if (!segment_of(info, t, &s) || !(r = s.r)->segments)
+	if (!segment_of(info, t, &s, t->trace) || !(r = s.r)->segments)
 		return;         /* began before the plugin was added */
 	r->active += now - r->segment_start;
 	r->running = false;
@@ -654,6 +678,7 @@ static void report(struct timing *t, struct live_count *lc)
 	for (f = t->functions; ; f = f->next) {
 		if (!f)
 			f = &t->unregistered;
+		record_one_segment(f);
 		if (f->segments) {
 			if (t->format == TABLE)
 				print_table(t, f);
