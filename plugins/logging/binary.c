@@ -7,6 +7,7 @@
 #include "binary.h"
 #include "recording.h"
 
+#include "../common/clock.h"
 #include "../common/tbuf.h"
 
 #include <pthread.h>
@@ -21,7 +22,8 @@
 
 struct binary_log {
 	struct tbuf_set *out;
-	uint64_t base_ns;               /* records count from here */
+	uint64_t base_ns;               /* CLOCK_MONOTONIC when opened */
+	uint64_t base_ticks;            /* plugin_ticks() then: records count from it */
 	bool per_process_file;          /* the path has %p: a fork child starts afresh */
 	/* Every REC_FUNCTION record so far, for a fork child's new file. */
 	pthread_mutex_t lock;
@@ -31,13 +33,10 @@ struct binary_log {
 	struct binary_log *next;        /* logs_list */
 };
 
-static uint64_t now_ns(void)
+/* Nanoseconds since the log was opened. */
+static inline uint64_t now_ns(const struct binary_log *log)
 {
-	struct timespec ts;
-
-	/* CLOCK_MONOTONIC is read in the vDSO on Linux: no system call */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return plugin_ticks_to_ns(plugin_ticks() - log->base_ticks);
 }
 
 /* --- the hot path ---------------------------------------------------------- */
@@ -97,7 +96,7 @@ static void put_value(struct tbuf *b, const struct value *v)
 
 void binary_segment(struct binary_log *log, const elt_info *info)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(log);
 	struct tbuf *b = tbuf_get(log->out);
 	const elt_function_desc *fn = elt_get_function(info);
 	const elt_signature *sig = fn ? fn->signature : NULL;
@@ -123,7 +122,7 @@ void binary_segment(struct binary_log *log, const elt_info *info)
 	else if (fn && (kind == ELT_SEGMENT_RESUME || kind == ELT_SEGMENT_SUSPEND))
 		elt_get_continuation(info, &k);
 
-	h.time = now - log->base_ns;
+	h.time = now;
 	h.invocation = inv.id;
 	h.function = fn ? fn->index : REC_UNREGISTERED;
 	h.thread_kind = rec_pack(inv.thread, flags, (enum rec_kind)kind);
@@ -192,7 +191,7 @@ static void put_definition(struct binary_log *log, const char *rec, size_t size)
 void binary_function_added(struct binary_log *log, const elt_function_desc *fn)
 {
 	size_t size;
-	char *rec = function_record(fn, now_ns() - log->base_ns, &size);
+	char *rec = function_record(fn, now_ns(log), &size);
 
 	if (!rec)
 		return;         /* the reader shows it as "#index" */
@@ -280,6 +279,17 @@ static int little_endian(void)
 	return *(const unsigned char *)&one;
 }
 
+static const char *clock_line(void)
+{
+	const char *source = plugin_clock_name();
+	size_t i;
+
+	for (i = 0; i < REC_CLOCK_COUNT; i++)
+		if (strcmp(rec_clocks[i][0], source) == 0)
+			return rec_clocks[i][1];
+	return NULL;    /* clock.h has a source recording.h does not name */
+}
+
 elt_status binary_open(struct binary_log **out, const char *path, size_t capacity)
 {
 	struct binary_log *log = calloc(1, sizeof(*log));
@@ -289,14 +299,16 @@ elt_status binary_open(struct binary_log **out, const char *path, size_t capacit
 	if (!log)
 		return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
 	pthread_mutex_init(&log->lock, NULL);
-	log->base_ns = now_ns();
+	plugin_clock_init();
+	log->base_ns = plugin_clock_gettime_ns();
+	log->base_ticks = plugin_ticks();
 	log->per_process_file = strstr(path, "%p") != NULL;
 	/* %p stays for tbuf to expand: the pid of whichever process writes */
 	snprintf(preamble, sizeof(preamble),
 		 REC_MAGIC " %d\npid %%p\nabi %s\nbyte-order %s\n"
-		 "clock CLOCK_MONOTONIC ns\nbase %llu\n" REC_PREAMBLE_END,
+		 "clock %s\nbase %llu\n" REC_PREAMBLE_END,
 		 REC_VERSION, elt_abi_name(), little_endian() ? "little" : "big",
-		 (unsigned long long)log->base_ns);
+		 clock_line(), (unsigned long long)log->base_ns);
 	st = tbuf_open(&log->out, "output", path, capacity, 0, preamble, NULL);
 	if (st != ELT_OK) {
 		pthread_mutex_destroy(&log->lock);

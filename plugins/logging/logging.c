@@ -17,6 +17,7 @@
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
+#include "../common/clock.h"
 #include "../common/tbuf.h"
 #include "binary.h"
 
@@ -36,17 +37,8 @@ struct logging {
 	struct tbuf_set *out;           /* TEXT and JSON */
 	struct binary_log *binary;      /* BINARY */
 	bool json;
-	uint64_t start_ns;              /* timestamps count from init */
+	uint64_t start_ticks;           /* timestamps count from init */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	/* CLOCK_MONOTONIC is read in the vDSO on Linux: no system call */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* --- options ------------------------------------------------------------- */
 
@@ -122,7 +114,8 @@ static elt_status logging_init(const char *options, void **state)
 		free(l);
 		return st;
 	}
-	l->start_ns = now_ns();
+	plugin_clock_init();
+	l->start_ticks = plugin_ticks();
 	*state = l;
 	return ELT_OK;
 }
@@ -236,7 +229,7 @@ static void put_return(struct tbuf *b, bool json, const elt_info *info,
 
 static void log_line(struct logging *l, const elt_info *info)
 {
-	uint64_t ns = now_ns() - l->start_ns;
+	uint64_t ns = plugin_ticks_to_ns(plugin_ticks() - l->start_ticks);
 	struct tbuf *b = tbuf_get(l->out);
 	const elt_function_desc *fn = elt_get_function(info);
 	elt_segment_kind kind = elt_get_segment_kind(info);

@@ -9,8 +9,8 @@
  *     pid 1234\n                      key value lines, any order
  *     abi x86_64-sysv\n
  *     byte-order little\n
- *     clock CLOCK_MONOTONIC ns\n      timestamps: this clock, in this unit
- *     base 81234567890\n              the clock at init: records count from it
+ *     clock tsc ns\n                  what counted the times (rec_clocks), in ns
+ *     base 81234567890\n              CLOCK_MONOTONIC at init: times count from it
  *     records\n                       the last line: binary from here on
  *
  * The preamble is text so that a plain pager identifies the file and so
@@ -53,6 +53,18 @@
 /* The preamble never exceeds this (tbuf expands a header into 1 KB). */
 #define REC_PREAMBLE_MAX 1024
 
+/* The preamble's clock line names what counted the times, always in ns
+ * from `base`: CLOCK_MONOTONIC itself, or the CPU's counter calibrated
+ * against it when the recording started (plugins/common/clock.h's
+ * sources, by the names plugin_clock_name() gives them). */
+static const char *const rec_clocks[][2] = {
+	/* source,         clock line */
+	{ "clock_gettime", "CLOCK_MONOTONIC ns" },
+	{ "tsc",           "tsc ns" },
+	{ "cntvct",        "cntvct ns" },
+};
+#define REC_CLOCK_COUNT (sizeof(rec_clocks) / sizeof(rec_clocks[0]))
+
 enum rec_kind {
 	/* the five segment kinds, numbered as elt_segment_kind */
 	REC_CALL, REC_RESUME, REC_SUSPEND, REC_RETURN, REC_TAILCALL,
@@ -73,7 +85,7 @@ enum rec_kind {
 
 /* The fixed part of every record. */
 struct rec_header {
-	uint64_t time;          /* clock ticks (the preamble's unit) since base */
+	uint64_t time;          /* ns since base */
 	uint64_t invocation;    /* 0 when REC_NO_INVOCATION */
 	uint32_t function;      /* dense index, or REC_UNREGISTERED */
 	uint32_t thread_kind;

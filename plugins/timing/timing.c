@@ -24,10 +24,10 @@
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
+#include "../common/clock.h"
 #include "../common/fork-lock.h"
 #include "../common/pages.h"
 #include "../common/tbuf.h"
-#include "clock.h"
 #include "histogram.h"
 #include "trace.h"
 
@@ -141,7 +141,7 @@ struct timing {
 /* Now, in ns since the plugin started. */
 static inline uint64_t now_ns(const struct timing *t)
 {
-	return timing_ticks_to_ns(timing_ticks() - t->start);
+	return plugin_ticks_to_ns(plugin_ticks() - t->start);
 }
 
 /* --- merging a thread's samples ----------------------------------------- */
@@ -506,8 +506,8 @@ static elt_status timing_init(const char *options, void **state)
 		return st;
 	}
 	t->unregistered.json_name = (char *)"(unregistered)";
-	timing_clock_init();
-	t->start = timing_ticks();
+	plugin_clock_init();
+	t->start = plugin_ticks();
 	*state = t;
 	return ELT_OK;
 }

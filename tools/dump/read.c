@@ -129,7 +129,12 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 			continue;
 		}
 		if (strncmp(value, "clock ", 6) == 0) {
-			if (strcmp(value + 6, "CLOCK_MONOTONIC ns") != 0)
+			size_t i;
+
+			for (i = 0; i < REC_CLOCK_COUNT; i++)
+				if (strcmp(value + 6, rec_clocks[i][1]) == 0)
+					break;
+			if (i == REC_CLOCK_COUNT)
 				return fail(error, error_size, f->name, (size_t)(line - text),
 					    "unknown clock \"%s\"", value + 6);
 			have_clock = true;

@@ -1,13 +1,15 @@
 /*
- * The timing plugin's clock: see clock.h.
+ * The plugins' clock: see clock.h.
  */
 #include "clock.h"
+
+#include <pthread.h>
 
 #if defined(__x86_64__) && defined(__SIZEOF_INT128__)
 # include <cpuid.h>
 #endif
 
-struct timing_clock timing_clock = { CLOCK_SOURCE_MONOTONIC, (uint64_t)1 << 32 };
+struct plugin_clock plugin_clock = { CLOCK_SOURCE_MONOTONIC, (uint64_t)1 << 32 };
 
 #if defined(__x86_64__) && defined(__SIZEOF_INT128__)
 /* The TSC ticks at one rate in every P-, C- and T-state, on every core. */
@@ -24,25 +26,25 @@ static int invariant_tsc(void)
 /* ns per TSC tick, times 2^32: both clocks read across about 2 ms. */
 static uint64_t calibrate_tsc(void)
 {
-	uint64_t ns0 = timing_clock_gettime_ns(), tsc0 = __rdtsc(), ns1, tsc1;
+	uint64_t ns0 = plugin_clock_gettime_ns(), tsc0 = __rdtsc(), ns1, tsc1;
 
 	do
-		ns1 = timing_clock_gettime_ns();
+		ns1 = plugin_clock_gettime_ns();
 	while (ns1 - ns0 < 2000000);
 	tsc1 = __rdtsc();
 	return tsc1 > tsc0 ? (uint64_t)(((unsigned __int128)(ns1 - ns0) << 32) / (tsc1 - tsc0)) : 0;
 }
 #endif
 
-void timing_clock_init(void)
+static void choose_source(void)
 {
 #if defined(__x86_64__) && defined(__SIZEOF_INT128__)
 	if (invariant_tsc()) {
 		uint64_t q32 = calibrate_tsc();
 
 		if (q32) {
-			timing_clock.ns_per_tick_q32 = q32;
-			timing_clock.source = CLOCK_SOURCE_TSC;
+			plugin_clock.ns_per_tick_q32 = q32;
+			plugin_clock.source = CLOCK_SOURCE_TSC;
 		}
 	}
 #elif defined(__aarch64__)
@@ -50,15 +52,24 @@ void timing_clock_init(void)
 
 	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
 	if (hz) {
-		timing_clock.ns_per_tick_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / hz);
-		timing_clock.source = CLOCK_SOURCE_CNTVCT;
+		plugin_clock.ns_per_tick_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / hz);
+		plugin_clock.source = CLOCK_SOURCE_CNTVCT;
 	}
 #endif
 }
 
-const char *timing_clock_name(void)
+void plugin_clock_init(void)
 {
-	switch (timing_clock.source) {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	/* Once per module: a second instance must not recalibrate the
+	 * clock the first one's times were converted with. */
+	pthread_once(&once, choose_source);
+}
+
+const char *plugin_clock_name(void)
+{
+	switch (plugin_clock.source) {
 	case CLOCK_SOURCE_TSC:
 		return "tsc";
 	case CLOCK_SOURCE_CNTVCT:
