@@ -351,6 +351,16 @@ ELT_API void **elt_get_invocation_slot(const elt_info *info);
  * for none, or where elt_get_invocation_slot() gives NULL. */
 ELT_API void *elt_get_invocation_storage(const elt_info *info);
 
+/* The calling plugin's function_storage bytes (its descriptor asks for
+ * them) for this segment's function on this thread, 16-byte aligned,
+ * zeroed when first handed out; one row serves every unregistered
+ * function.  The thread's own, so counters kept there need no atomics;
+ * after the thread exits a later thread may go on in the same bytes,
+ * which then hold sums over both.  fini reads every thread's with
+ * elt_foreach_function_storage().  NULL when the plugin asked for none,
+ * and when out of memory. */
+ELT_API void *elt_get_function_storage(const elt_info *info);
+
 typedef struct elt_invocation_stats {
 	uint64_t started, completed, live;  /* live = started - completed:
 	                                       invocations not finished */

@@ -52,6 +52,7 @@ struct elt_function {
 	struct elt_plan plan;
 	/* What each plugin's function_added returned, by plugin slot. */
 	void *_Atomic plugin_data[ELT_MAX_PLUGINS];
+	struct elt_function *_Atomic next_registered;  /* registry.c's list */
 };
 
 /* The lookup's open-addressing table: slots published with release
@@ -94,7 +95,9 @@ static inline const struct elt_function *elt_registry_lookup(elt_function_id id)
  * while it learns of the functions registered so far, so it misses none. */
 ELT_HIDDEN void elt_registry_lock(void);
 ELT_HIDDEN void elt_registry_unlock(void);
-/* Calls `fn` for every registered function; the lock must be held. */
+/* Calls `fn` for every registered function, in registration order.
+ * Lock-free: one registered meanwhile may be left out, unless the caller
+ * holds the lock. */
 ELT_HIDDEN void elt_registry_foreach(void (*fn)(struct elt_function *, void *),
 				     void *arg);
 /* From now on `fn` is called with each function registered, before it can
@@ -158,6 +161,22 @@ ELT_HIDDEN void elt_invocations_foreach_live(unsigned plugin, elt_live_invocatio
  * goes live (invocation.c keeps it: it hands the storage out). */
 ELT_HIDDEN void elt_invocations_set_storage(unsigned plugin, uint32_t size);
 
+/* --- function-storage.c: plugins' per-thread, per-function storage ------ */
+
+struct elt_function_table;
+/* A thread's tables, by plugin slot; in its thread record (threads.c). */
+struct elt_thread_tables {
+	struct elt_function_table *of[ELT_MAX_PLUGINS];
+};
+/* The function_storage bytes of the plugin in slot `plugin`. */
+ELT_HIDDEN void elt_function_storage_set_size(unsigned plugin, uint32_t size);
+/* A thread's tables go free for later threads: at its exit, and in a
+ * fork child for the threads that do not exist there. */
+ELT_HIDDEN void elt_function_storage_release(struct elt_thread_tables *mine);
+/* elt_foreach_function_storage for the plugin in slot `plugin`. */
+ELT_HIDDEN void elt_function_storage_foreach(unsigned plugin, elt_function_storage_fn fn,
+					     void *arg);
+
 /* --- init.c: life cycle -------------------------------------------------- */
 
 /* Once per process: thread-exit key, exit handler.  Needed before the
@@ -178,13 +197,15 @@ struct elt_thread_invocations;         /* invocation.c's part of a thread */
  *     while it runs plugin code.  Shutdown reads other threads'
  *     (threads.c), hence atomic.
  * invocations: invocation.c's state of the thread; set by
- *     elt_thread_attach(), NULL again once the thread exits. */
+ *     elt_thread_attach(), NULL again once the thread exits.
+ * tables: its function-storage tables (function-storage.c), the same. */
 #define ELT_THREAD_ATTACHED     1u
 #define ELT_THREAD_IN_CALLBACK  2u
 #define ELT_THREAD_UNATTACHABLE 4u
 struct elt_thread_tls {
 	_Atomic unsigned char flags;
 	struct elt_thread_invocations *invocations;
+	struct elt_thread_tables *tables;
 };
 ELT_HIDDEN extern ELT_TLS struct elt_thread_tls elt_thread;
 /* on_thread_exit: called first at every attached thread's exit. */

@@ -56,6 +56,9 @@ static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
 #define DESC_STORAGE(d) \
 	((d)->struct_size >= offsetof(elt_plugin, invocation_storage) + \
 	 sizeof((d)->invocation_storage) ? (d)->invocation_storage : 0u)
+#define DESC_FUNCTION_STORAGE(d) \
+	((d)->struct_size >= offsetof(elt_plugin, function_storage) + \
+	 sizeof((d)->function_storage) ? (d)->function_storage : 0u)
 
 static elt_status check_descriptor(const elt_plugin *d, const char *who)
 {
@@ -75,6 +78,10 @@ static elt_status check_descriptor(const elt_plugin *d, const char *who)
 		return elt_set_error(ELT_E_LIMIT,
 				     "plugin %s: invocation_storage of %u bytes, at most %d",
 				     who, DESC_STORAGE(d), ELT_MAX_INVOCATION_STORAGE);
+	if (DESC_FUNCTION_STORAGE(d) > ELT_MAX_FUNCTION_STORAGE)
+		return elt_set_error(ELT_E_LIMIT,
+				     "plugin %s: function_storage of %u bytes, at most %d",
+				     who, DESC_FUNCTION_STORAGE(d), ELT_MAX_FUNCTION_STORAGE);
 	if (DESC_STORAGE(d) && (DESC_FLAGS(d) & ELT_PLUGIN_NO_INVOCATIONS))
 		return elt_set_error(ELT_E_PLUGIN,
 				     "plugin %s: asks for invocation_storage yet says "
@@ -162,6 +169,7 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	if (p->function_added)
 		elt_registry_foreach(tell_function, p);
 	elt_invocations_set_storage(n, DESC_STORAGE(d));
+	elt_function_storage_set_size(n, DESC_FUNCTION_STORAGE(d));
 	if (!(DESC_FLAGS(d) & ELT_PLUGIN_NO_INVOCATIONS))
 		atomic_store_explicit(&elt_tracking, 1, memory_order_relaxed);
 	atomic_store_explicit(&elt_plugin_count, n + 1, memory_order_release);
@@ -377,23 +385,36 @@ elt_status elt_plugins_fini(void)
 	return result;
 }
 
-void elt_foreach_live_invocation(const elt_plugin *self, elt_live_invocation_fn fn, void *arg)
+/* The table slot of `self` for a walk from its fini (the instance
+ * finishing, if it was added twice), or -1 with the error set. */
+static int slot_of(const elt_plugin *self, const char *what)
 {
 	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
 	unsigned plugin;
 
-	if (!fn)
-		return;
 	if (plugin_finishing >= 0 && elt_plugins[plugin_finishing].desc == self)
-		plugin = (unsigned)plugin_finishing;    /* this instance */
-	else
-		for (plugin = 0; plugin < n && elt_plugins[plugin].desc != self; plugin++)
-			;
-	if (plugin == n) {
-		elt_set_error(ELT_E_INVALID_ARGUMENT,
-			      "elt_foreach_live_invocation: plugin '%s' was never added",
-			      self && self->name ? self->name : "(null)");
-		return;
-	}
-	elt_invocations_foreach_live(plugin, fn, arg);
+		return plugin_finishing;
+	for (plugin = 0; plugin < n && elt_plugins[plugin].desc != self; plugin++)
+		;
+	if (plugin < n)
+		return (int)plugin;
+	elt_set_error(ELT_E_INVALID_ARGUMENT, "%s: plugin '%s' was never added", what,
+		      self && self->name ? self->name : "(null)");
+	return -1;
+}
+
+void elt_foreach_live_invocation(const elt_plugin *self, elt_live_invocation_fn fn, void *arg)
+{
+	int plugin = fn ? slot_of(self, "elt_foreach_live_invocation") : -1;
+
+	if (plugin >= 0)
+		elt_invocations_foreach_live((unsigned)plugin, fn, arg);
+}
+
+void elt_foreach_function_storage(const elt_plugin *self, elt_function_storage_fn fn, void *arg)
+{
+	int plugin = fn ? slot_of(self, "elt_foreach_function_storage") : -1;
+
+	if (plugin >= 0)
+		elt_function_storage_foreach((unsigned)plugin, fn, arg);
 }

@@ -19,6 +19,10 @@ static void (*announce)(struct elt_function *);
 /* The lookup's table (internal.h), replaced whole when it fills. */
 struct elt_registry_table *_Atomic elt_registry_current;
 static uint32_t registered;
+/* Every function, in registration order: appended under the lock with a
+ * release store, walked without it. */
+static struct elt_function *_Atomic first_registered;
+static struct elt_function *_Atomic *last_registered = &first_registered;
 
 static struct elt_registry_table *table_new(uint32_t capacity)
 {
@@ -171,6 +175,8 @@ elt_status elt_register_function(elt_function_id id, const char *name,
 		return elt_set_error(ELT_E_NO_MEMORY, "out of memory registering '%s'", name);
 	}
 	fn->desc.index = registered++;
+	atomic_store_explicit(last_registered, fn, memory_order_release);
+	last_registered = &fn->next_registered;
 	/* Plugins see the function before any segment of it can be looked up. */
 	if (announce)
 		announce(fn);
@@ -203,13 +209,9 @@ void elt_registry_announce_to(void (*fn)(struct elt_function *))
 
 void elt_registry_foreach(void (*fn)(struct elt_function *, void *), void *arg)
 {
-	struct elt_registry_table *t = atomic_load_explicit(&elt_registry_current, memory_order_relaxed);
-	uint32_t i;
+	struct elt_function *f;
 
-	for (i = 0; t && i <= t->mask; i++) {
-		struct elt_function *f =
-			atomic_load_explicit(&t->slot[i], memory_order_relaxed);
-		if (f)
-			fn(f, arg);
-	}
+	for (f = atomic_load_explicit(&first_registered, memory_order_acquire); f;
+	     f = atomic_load_explicit(&f->next_registered, memory_order_acquire))
+		fn(f, arg);
 }

@@ -31,6 +31,7 @@ struct thread_record {
 	_Atomic unsigned char *flags;   /* the thread's elt_thread.flags */
 	struct thread_record *prev, *next;
 	struct elt_thread_invocations invocations;
+	struct elt_thread_tables tables;
 };
 
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -50,7 +51,9 @@ static void thread_exiting(void *value)
 	 * segment this thread reports later (another key's destructor) gets
 	 * no invocation. */
 	elt_thread.invocations = NULL;
+	elt_thread.tables = NULL;
 	elt_invocation_thread_exit(&r->invocations);
+	elt_function_storage_release(&r->tables);
 	if (r->prev)
 		r->prev->next = r->next;
 	else
@@ -86,6 +89,7 @@ static void after_fork_child(void)
 		if (r == self)
 			continue;
 		elt_invocation_thread_forget(&r->invocations);
+		elt_function_storage_release(&r->tables);
 		elt_pages_unmap(r, sizeof(*r));
 	}
 	threads = self;
@@ -131,6 +135,7 @@ int elt_thread_attach(void)
 	pthread_setspecific(exit_key, r);
 	self = r;
 	elt_thread.invocations = &r->invocations;
+	elt_thread.tables = &r->tables;
 	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_ATTACHED, memory_order_relaxed);
 	return 1;
 }

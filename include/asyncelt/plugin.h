@@ -19,7 +19,7 @@ extern "C" {
  * the minor when fields are appended.  The loader refuses majors it does
  * not know, and reads appended fields only when struct_size covers them. */
 #define ELT_PLUGIN_ABI_MAJOR 1
-#define ELT_PLUGIN_ABI_MINOR 2
+#define ELT_PLUGIN_ABI_MINOR 3
 
 typedef struct elt_plugin {
 	uint32_t struct_size;           /* sizeof(elt_plugin) as built */
@@ -62,9 +62,15 @@ typedef struct elt_plugin {
 	 * library keeps for this plugin with every invocation, handed out by
 	 * elt_get_invocation_storage(); at most ELT_MAX_INVOCATION_STORAGE. */
 	uint32_t invocation_storage;
+
+	/* Appended in plugin ABI 1.3: bytes the library keeps for this plugin
+	 * per function and per thread, handed out by elt_get_function_storage();
+	 * at most ELT_MAX_FUNCTION_STORAGE. */
+	uint32_t function_storage;
 } elt_plugin;
 
 #define ELT_MAX_INVOCATION_STORAGE 1024
+#define ELT_MAX_FUNCTION_STORAGE 1024
 
 /* The plugin never asks for invocations (elt_get_invocation, its slot,
  * elt_foreach_live_invocation): while every plugin says so, the library
@@ -137,6 +143,19 @@ ELT_API void elt_foreach_live_invocation(const elt_plugin *self,
 	void (*fn)(const elt_invocation *inv, const elt_function_desc *function,
 		   void *slot, void *arg),
 	void *arg);
+
+/* For a plugin's fini: calls fn once per registered function, in
+ * registration order, then once with `function` NULL for unregistered
+ * ones, with that function's rows of the calling plugin's function
+ * storage: `rows[0 .. count)`, one per thread that had storage (live or
+ * exited; count may be 0).  Rows a thread never used are zero.  Call it
+ * only from fini (or when no instrumented thread runs): the rows are read
+ * without locks.  From a fini, a plugin added twice gets the instance
+ * finishing.  Sets ELT_E_NO_MEMORY and calls nothing when out of memory. */
+typedef void (*elt_function_storage_fn)(const elt_function_desc *function,
+					void *const *rows, size_t count, void *arg);
+ELT_API void elt_foreach_function_storage(const elt_plugin *self, elt_function_storage_fn fn,
+					  void *arg);
 
 /* Plugin options: "key=value,key=value".  An item without '=' continues
  * the previous value, so lists read naturally: "expect=Work:25,Other:3,
