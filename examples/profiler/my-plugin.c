@@ -10,37 +10,34 @@
  *
  * means Work made 5 calls, 20 resumes, 20 suspends and 5 final returns.
  * A function that does not match makes fini fail, and elt_shutdown() with
- * it.  Its counters are per function, shared by the threads: simple, but
- * each segment is an atomic add on a shared line.  plugins/counting shows
- * the faster per-thread pattern; plugins/check pairs Enter with Leave.
+ * it.  Each thread counts in its own row per function, which the library
+ * keeps (function_storage): no lock and no atomic per segment.  fini sums
+ * the rows.  plugins/check pairs Enter with Leave.
  */
 /* Linked into the profiler, not loaded as a module: no entry point. */
 #define ELT_PLUGIN_STATIC
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One per function: elt_get_function_data() hands it to the callbacks. */
-struct function_counts {
-	const char *name;
-	_Atomic unsigned long kind[ELT_SEGMENT_KIND_COUNT];
-	struct function_counts *next;
+extern const elt_plugin elt_plugin_segment_kinds;       /* fini reads its rows */
+
+/* A thread's row for a function: the library keeps one per thread. */
+struct counts {
+	unsigned long kind[ELT_SEGMENT_KIND_COUNT];
 };
 
 #define MAX_EXPECT 8
 struct expectation {
 	char name[64];
 	unsigned long kind[4];          /* call, resume, suspend, return */
+	enum { NOT_SEEN, PASSED, FAILED } verdict;      /* fini's */
 };
 
 struct state {
-	pthread_mutex_t lock;           /* guards the list, not the counts */
-	struct function_counts *functions;
 	struct expectation expect[MAX_EXPECT];
 	int nexpect;
 };
@@ -77,12 +74,10 @@ static elt_status segment_kinds_init(const char *options, void **state)
 
 	if (!s)
 		return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
-	pthread_mutex_init(&s->lock, NULL);
 	while ((st = elt_option_next(&cursor, &opt)) == ELT_OK && opt.key &&
 	       (st = parse_item(s, &opt)) == ELT_OK)
 		;
 	if (st != ELT_OK) {
-		pthread_mutex_destroy(&s->lock);
 		free(s);
 		return st;
 	}
@@ -90,78 +85,61 @@ static elt_status segment_kinds_init(const char *options, void **state)
 	return ELT_OK;
 }
 
-/* Not on the hot path: it may allocate and lock. */
-static void *segment_kinds_function_added(void *state, const elt_function_desc *fn)
-{
-	struct state *s = state;
-	struct function_counts *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return NULL;    /* the callbacks then skip this function */
-	f->name = fn->name;
-	pthread_mutex_lock(&s->lock);
-	f->next = s->functions;
-	s->functions = f;
-	pthread_mutex_unlock(&s->lock);
-	return f;
-}
-
-/* The hot path, on whichever thread runs the segment: one atomic add.
- * Enter, Leave and Tailcall all count the same way, by segment kind. */
+/* The hot path, on whichever thread runs the segment: one add to that
+ * thread's own row.  Enter, Leave and Tailcall all count the same way, by
+ * segment kind. */
 static void segment_kinds_count(const elt_info *info, void *state)
 {
-	struct function_counts *f = elt_get_function_data(info);
+	struct counts *mine = elt_get_function_storage(info);
 
 	(void)state;
-	if (f)
-		atomic_fetch_add_explicit(&f->kind[elt_get_segment_kind(info)], 1,
-					  memory_order_relaxed);
+	if (mine)       /* NULL only when out of memory */
+		mine->kind[elt_get_segment_kind(info)]++;
 }
 
-static struct function_counts *find(struct state *s, const char *name)
+/* From fini, once per function: every thread's row summed, printed, and
+ * compared with what the options expect. */
+static void report(const elt_function_desc *fn, void *const *rows, size_t nrows, void *state)
 {
-	struct function_counts *f;
+	struct state *s = state;
+	struct counts total = { { 0 } };
+	size_t i;
+	int k, e;
 
-	for (f = s->functions; f; f = f->next)
-		if (strcmp(f->name, name) == 0)
-			return f;
-	return NULL;
+	if (!fn)
+		return;         /* unregistered ids: not counted here */
+	for (i = 0; i < nrows; i++)
+		for (k = 0; k < ELT_SEGMENT_KIND_COUNT; k++)
+			total.kind[k] += ((const struct counts *)rows[i])->kind[k];
+	printf("%-12s %8lu %8lu %8lu %8lu %9lu\n", fn->name,
+	       total.kind[ELT_SEGMENT_CALL], total.kind[ELT_SEGMENT_RESUME],
+	       total.kind[ELT_SEGMENT_SUSPEND], total.kind[ELT_SEGMENT_RETURN],
+	       total.kind[ELT_SEGMENT_TAILCALL]);
+	for (e = 0; e < s->nexpect; e++)
+		if (strcmp(s->expect[e].name, fn->name) == 0) {
+			for (k = 0; k < 4; k++)
+				if (total.kind[ELT_SEGMENT_CALL + k] != s->expect[e].kind[k])
+					break;
+			s->expect[e].verdict = k < 4 ? FAILED : PASSED;
+		}
 }
 
-/* At elt_shutdown(): no segment runs any more, the counts are final. */
+/* At elt_shutdown(): no segment runs any more, the rows are final. */
 static elt_status segment_kinds_fini(void *state)
 {
-	static const char *const kinds[4] = { "calls", "resumes", "suspends", "returns" };
+	static const char *const verdict[] = { "FAIL (never registered)", "PASS",
+					       "FAIL (counts differ)" };
 	struct state *s = state;
-	struct function_counts *f, *next;
-	int i, k, failed = 0;
+	int e, failed = 0;
 
-	printf("%-12s %8s %8s %8s %8s %9s\n", "function", kinds[0], kinds[1],
-	       kinds[2], kinds[3], "tailcalls");
-	for (f = s->functions; f; f = f->next)
-		printf("%-12s %8lu %8lu %8lu %8lu %9lu\n", f->name,
-		       f->kind[ELT_SEGMENT_CALL], f->kind[ELT_SEGMENT_RESUME],
-		       f->kind[ELT_SEGMENT_SUSPEND], f->kind[ELT_SEGMENT_RETURN],
-		       f->kind[ELT_SEGMENT_TAILCALL]);
-
-	for (i = 0; i < s->nexpect; i++) {
-		const struct expectation *e = &s->expect[i];
-
-		f = find(s, e->name);
-		for (k = 0; f && k < 4; k++)
-			if (f->kind[ELT_SEGMENT_CALL + k] != e->kind[k])
-				break;
-		printf("%s: %s\n", e->name, !f ? "FAIL (never registered)" :
-		       k < 4 ? "FAIL (counts differ)" : "PASS");
-		failed |= !f || k < 4;
+	printf("%-12s %8s %8s %8s %8s %9s\n", "function", "calls", "resumes", "suspends",
+	       "returns", "tailcalls");
+	elt_foreach_function_storage(&elt_plugin_segment_kinds, report, s);
+	for (e = 0; e < s->nexpect; e++) {
+		printf("%s: %s\n", s->expect[e].name, verdict[s->expect[e].verdict]);
+		failed |= s->expect[e].verdict != PASSED;
 	}
 	fflush(stdout);
-
-	for (f = s->functions; f; f = next) {
-		next = f->next;
-		free(f);
-	}
-	pthread_mutex_destroy(&s->lock);
 	free(s);
 	return failed ? ELT_E_CHECK_FAILED : ELT_OK;
 }
@@ -173,5 +151,5 @@ ELT_PLUGIN_DEFINE(segment_kinds,
 	.enter = segment_kinds_count,
 	.leave = segment_kinds_count,
 	.tailcall = segment_kinds_count,
-	.function_added = segment_kinds_function_added,
+	.function_storage = sizeof(struct counts),
 	.fini = segment_kinds_fini);
