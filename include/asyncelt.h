@@ -347,7 +347,8 @@ ELT_API void **elt_get_invocation_slot(const elt_info *info);
  * them) for this invocation, 16-byte aligned: zeroed at its initial call,
  * kept across its segments and threads until the callbacks of the segment
  * that ends it return; the library reuses them after, so the plugin
- * allocates and frees nothing per invocation.  NULL when the plugin asked
+ * allocates and frees nothing per invocation.  Their address may change
+ * between callbacks (doc/api.md): ask in each.  NULL when the plugin asked
  * for none, or where elt_get_invocation_slot() gives NULL. */
 ELT_API void *elt_get_invocation_storage(const elt_info *info);
 

@@ -674,6 +674,9 @@ elt_invocation_id elt_invocation_id_block(struct elt_thread_invocations *t)
 	return t->next_id++;
 }
 
+static void storage_to_record(struct elt_thread_invocations *t,
+			      const struct elt_shadow_entry *e, struct elt_invocation_record *r);
+
 /* The record of the invocation of entry `e` (one of this thread's stack),
  * made when it must outlive its segment, when a plugin asks for its slot,
  * or when it is an orphan; NULL when out of memory.  Its parent is the
@@ -707,6 +710,8 @@ static struct elt_invocation_record *materialize(struct elt_thread_invocations *
 	r->fn = fn;
 	r->slots_valid = 0;
 	r->storage_ready = 0;
+	if (ELT_UNLIKELY(e->storage_ready))
+		storage_to_record(t, e, r);
 	/* Release: elt_foreach_live_invocation reads the fields above
 	 * after an acquire load of `live`. */
 	atomic_store_explicit(&r->live, 1, memory_order_release);
@@ -830,9 +835,9 @@ void elt_invocation_suspend(struct elt_thread_invocations *t, struct elt_shadow_
 
 /* --- threads ------------------------------------------------------------- */
 
-/* One page on 64-bit ports (a segment's first on a thread may come from a
- * signal handler: mapped, not malloc'd). */
-#define INITIAL_STACK 170
+/* One page (a segment's first on a thread may come from a signal
+ * handler: mapped, not malloc'd). */
+#define INITIAL_STACK (4096 / sizeof(struct elt_shadow_entry))
 
 int elt_invocation_thread_init(struct elt_thread_invocations *t)
 {
@@ -845,6 +850,21 @@ int elt_invocation_thread_init(struct elt_thread_invocations *t)
 	t->capacity = INITIAL_STACK;
 	t->index = atomic_fetch_add_explicit(&thread_count, 1, memory_order_relaxed) + 1;
 	return 1;
+}
+
+/* The shadow stack and the storage stacks beside it. */
+static void unmap_stacks(struct elt_thread_invocations *t)
+{
+	unsigned p;
+
+	for (p = 0; p < ELT_MAX_PLUGINS; p++) {
+		elt_pages_unmap(t->storage[p], (size_t)t->storage_capacity[p] * storage_size[p]);
+		t->storage[p] = NULL;
+		t->storage_capacity[p] = 0;
+	}
+	elt_pages_unmap(t->stack, t->capacity * sizeof(*t->stack));
+	t->stack = NULL;
+	t->depth = t->capacity = 0;
 }
 
 void elt_invocation_thread_exit(struct elt_thread_invocations *t)
@@ -860,9 +880,7 @@ void elt_invocation_thread_exit(struct elt_thread_invocations *t)
 	atomic_fetch_add(&exited_completed,
 			 atomic_load_explicit(&t->completed, memory_order_relaxed));
 	give_back(t, t->free_count);
-	elt_pages_unmap(t->stack, t->capacity * sizeof(*t->stack));
-	t->stack = NULL;
-	t->depth = t->capacity = 0;
+	unmap_stacks(t);
 }
 
 void elt_invocation_thread_forget(struct elt_thread_invocations *t)
@@ -872,9 +890,7 @@ void elt_invocation_thread_forget(struct elt_thread_invocations *t)
 		elt_async_segment_ended(t);
 	/* Its records and stack are the parent's history: not counted, and
 	 * the records stay where they are, unused. */
-	elt_pages_unmap(t->stack, t->capacity * sizeof(*t->stack));
-	t->stack = NULL;
-	t->depth = t->capacity = 0;
+	unmap_stacks(t);
 }
 
 void elt_invocations_init(void)
@@ -987,6 +1003,52 @@ static void *record_storage(struct elt_invocation_record *r, unsigned p, int mak
 	return s;
 }
 
+/* Plugin p's storage for entry e of this thread's stack, which has no
+ * record: in the thread's storage stack, zeroed if not yet for this
+ * invocation (make), or NULL (not made yet, out of memory).  Only the
+ * thread itself calls this, or fini once none runs. */
+static void *stack_storage(struct elt_thread_invocations *t, struct elt_shadow_entry *e,
+			   unsigned p, int make)
+{
+	uint32_t d = (uint32_t)(e - t->stack), size = storage_size[p];
+
+	if (!(e->storage_ready & (1u << p))) {
+		if (!make)
+			return NULL;
+		if (ELT_UNLIKELY(d >= t->storage_capacity[p])) {
+			/* as deep as the shadow stack can hold */
+			int saved_errno = errno;
+			unsigned char *grown = elt_pages_map((size_t)t->capacity * size);
+
+			errno = saved_errno;
+			if (!grown)
+				return NULL;
+			if (t->storage[p]) {
+				memcpy(grown, t->storage[p], (size_t)t->storage_capacity[p] * size);
+				elt_pages_unmap(t->storage[p], (size_t)t->storage_capacity[p] * size);
+			}
+			t->storage[p] = grown;
+			t->storage_capacity[p] = t->capacity;
+		}
+		memset(t->storage[p] + (size_t)d * size, 0, size);
+		e->storage_ready |= (uint16_t)(1u << p);
+	}
+	return t->storage[p] + (size_t)d * size;
+}
+
+/* The invocation of e gets a record: its storage moves there. */
+static void storage_to_record(struct elt_thread_invocations *t,
+			      const struct elt_shadow_entry *e, struct elt_invocation_record *r)
+{
+	uint32_t d = (uint32_t)(e - t->stack);
+	unsigned p;
+	void *to;
+
+	for (p = 0; p < ELT_MAX_PLUGINS; p++)
+		if ((e->storage_ready & (1u << p)) && (to = record_storage(r, p, 1)))
+			memcpy(to, t->storage[p] + (size_t)d * storage_size[p], storage_size[p]);
+}
+
 void *elt_get_invocation_storage(const elt_info *info)
 {
 	struct elt_shadow_entry *e = info->invocation;
@@ -1001,8 +1063,9 @@ void *elt_get_invocation_storage(const elt_info *info)
 	if (ELT_LIKELY(r && (r->storage_ready & (1u << p))))
 		return atomic_load_explicit(&r->chunk->storage[p], memory_order_acquire) +
 		       (size_t)r->index * storage_size[p];
-	if (!r && !(r = materialize(t, e, info->fn)))
-		return NULL;
+	/* In its first segment, on this thread: no record needed. */
+	if (!r)
+		return stack_storage(t, e, p, 1);
 	return record_storage(r, p, 1);
 }
 
@@ -1036,6 +1099,7 @@ void elt_get_invocation_stats(elt_invocation_stats *out)
 }
 
 struct live_walk {
+	unsigned plugin;
 	elt_live_invocation_fn fn;
 	void *arg;
 };
@@ -1058,7 +1122,11 @@ static void list_stack(struct elt_thread_invocations *t, void *arg)
 		};
 
 		if (!e->record)         /* those with one are listed with the records */
-			walk->fn(&inv, fn ? &fn->desc : NULL, NULL, walk->arg);
+			walk->fn(&inv, fn ? &fn->desc : NULL,
+				 storage_size[walk->plugin]
+				 ? stack_storage(t, (struct elt_shadow_entry *)e, walk->plugin, 0)
+				 : NULL,
+				 walk->arg);
 	}
 }
 
@@ -1072,7 +1140,7 @@ void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn, vo
 	/* Invocations still in their first segment, without a record, on
 	 * the threads that run them. */
 	{
-		struct live_walk walk = { fn, arg };
+		struct live_walk walk = { plugin, fn, arg };
 
 		elt_threads_foreach(list_stack, &walk);
 	}

@@ -58,6 +58,9 @@ struct elt_shadow_entry {
 	struct elt_invocation_record *record;   /* NULL: not needed yet */
 	elt_function_id function;
 	elt_invocation_id id;
+	/* Without a record, bit p: plugin p's invocation storage for it is
+	 * in the thread's storage stack, zeroed (invocation.c). */
+	uint16_t storage_ready;
 };
 
 /* One thread's part of the tracking, inside the record threads.c
@@ -67,6 +70,11 @@ struct elt_thread_invocations {
 	 * Grows by doubling (a rare realloc). */
 	struct elt_shadow_entry *stack;
 	uint32_t depth, capacity;
+	/* By plugin slot: the invocation storage of entries without a record
+	 * (most invocations never get one), the entry at depth d at
+	 * d * its size; storage_capacity entries, mapped when first asked. */
+	unsigned char *storage[ELT_MAX_PLUGINS];
+	uint32_t storage_capacity[ELT_MAX_PLUGINS];
 	uint32_t index;                 /* dense thread number, from 1 */
 	uint32_t free_count;
 	/* Records this thread hands out; refilled a block at a time. */
@@ -175,6 +183,7 @@ elt_invocation_push(struct elt_thread_invocations *t, elt_function_id function,
 	e->record = record;
 	e->function = function;
 	e->id = id;
+	e->storage_ready = 0;
 	return e;
 }
 

@@ -16,7 +16,8 @@
 #include <stddef.h>
 #include <string.h>
 
-static const elt_function_id ASYNC_ID = 0x51;
+static const elt_function_id ASYNC_ID = 0x51, OPEN_ID = 0x52, NESTED_ID = 0x53;
+#define DEPTH 1000                      /* nested calls */
 #define STORAGE 40                      /* rounded up to 48 by the library */
 #define ROUNDS 20000                    /* reuse every record many times */
 #define LIVE 3                          /* suspended at the shutdown */
@@ -60,11 +61,12 @@ static void list_live(const elt_invocation *inv, const elt_function_desc *fn, vo
 		      void *arg)
 {
 	const struct stored *s = slot;
+	/* suspended: its call and its suspension; else still in its call */
+	uint32_t segments = fn && fn->id == ASYNC_ID ? 2 : 1;
 
-	(void)fn;
 	(void)arg;
 	listed++;
-	if (!s || s->id != inv->id || s->segments != 2)       /* its call, its suspension */
+	if (!s || s->id != inv->id || s->segments != segments)
 		wrong_live++;
 }
 
@@ -92,6 +94,26 @@ ELT_PLUGIN_DEFINE(too_big, .invocation_storage = ELT_MAX_INVOCATION_STORAGE + 1)
 ELT_PLUGIN_DEFINE(contradicts, .invocation_storage = 8,
 		  .flags = ELT_PLUGIN_NO_INVOCATIONS);
 
+/* Calls that never return: one left by a thread that exits, one still
+ * running at the shutdown.  Listed at fini with what their calls stored. */
+static void *leave_one_open(void *arg)
+{
+	(void)arg;
+	elt_emit_enter(OPEN_ID, NULL, NULL);
+	return NULL;
+}
+
+/* `depth` nested calls, each checking at its return that its storage
+ * still holds its own id: deeper than the first storage stack. */
+static void nest(unsigned depth)
+{
+	if (depth) {
+		elt_emit_enter(NESTED_ID, NULL, NULL);
+		nest(depth - 1);
+		elt_emit_leave(NESTED_ID, NULL, NULL);
+	}
+}
+
 static void *resume_elsewhere(void *arg)
 {
 	unsigned long i;
@@ -109,7 +131,7 @@ int main(void)
 	unsigned long i, r = 0;
 	pthread_t th;
 
-	tap_plan(9);
+	tap_plan(10);
 	is_int(elt_plugin_add(&elt_plugin_too_big, NULL), ELT_E_LIMIT,
 	       "invocation_storage above ELT_MAX_INVOCATION_STORAGE: refused");
 	is_int(elt_plugin_add(&elt_plugin_contradicts, NULL), ELT_E_PLUGIN,
@@ -122,8 +144,13 @@ int main(void)
 	if (elt_plugin_add(&elt_plugin_stored, NULL) != ELT_OK ||
 	    elt_plugin_add(&elt_plugin_plain, NULL) != ELT_OK ||
 	    elt_plugin_add(&old, NULL) != ELT_OK ||
-	    elt_register_function(ASYNC_ID, "Stored", "l(K)", ELT_FUNCTION_ASYNC))
+	    elt_register_function(ASYNC_ID, "Stored", "l(K)", ELT_FUNCTION_ASYNC) ||
+	    elt_register_function(OPEN_ID, "Open", "v()", 0) ||
+	    elt_register_function(NESTED_ID, "Nested", "v()", 0))
 		tap_bail("setup: %s", elt_last_error());
+
+	nest(DEPTH);
+	is_int(lost, 0, "%d nested calls each find their own storage at their return", DEPTH);
 
 	/* Call, suspend, resume, return, over and over on one thread. */
 	for (i = 0; i < ROUNDS; i++) {
@@ -144,6 +171,10 @@ int main(void)
 		elt_emit_enter(ASYNC_ID, NULL, NULL);
 		elt_emit_leave(ASYNC_ID, NULL, K(2 * ROUNDS + i));
 	}
+	if (pthread_create(&th, NULL, leave_one_open, NULL))
+		tap_bail("pthread_create failed");
+	pthread_join(th, NULL);
+	elt_emit_enter(OPEN_ID, NULL, NULL);
 
 	is_int(lost, 0, "every segment found its invocation's storage, with the id its call "
 	       "stored (%d invocations, half resumed on another thread)", ROUNDS + ROUNDS / 2);
@@ -152,7 +183,8 @@ int main(void)
 	is_int(storage_without, 0, "NULL for a plugin that asked for none, and for one built "
 	       "before the field");
 	is_int(elt_shutdown(), ELT_OK, "shutdown");
-	is_int(listed, LIVE, "fini lists the %d invocations still suspended", LIVE);
-	is_int(wrong_live, 0, "... each with its storage as its call left it");
+	is_int(listed, LIVE + 2, "fini lists the %d invocations still suspended, the call a "
+	       "thread left at its exit, and the one still running", LIVE);
+	is_int(wrong_live, 0, "... each with its storage as its segments left it");
 	return tap_done();
 }

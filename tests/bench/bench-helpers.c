@@ -74,6 +74,7 @@ static const struct variant variants[] = {
 	{ "text logging", PAIR, "logging:output=/dev/null", 1 },
 	{ "producer API, empty plugin", EMIT, "empty", 1 },
 	{ "async: call+suspend+resume+return, empty", ASYNC, "empty_tracked", 1 },
+	{ "async: call+suspend+resume+return, timing", ASYNC, "timing:output=/dev/null", 1 },
 	{ "counting, 2 threads", PAIR, "counting:output=/dev/null", 2 },
 	{ "timing, 2 threads", PAIR, "timing:output=/dev/null", 2 },
 	{ "binary logging, 2 threads", PAIR, "logging:format=binary,output=/dev/null", 2 },
