@@ -16,6 +16,7 @@
 #include <asyncelt/plugin.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -31,7 +32,8 @@ struct row {
 	uint64_t first_seen;    /* 1 once the row was handed out to a thread */
 };
 
-static unsigned long misaligned, not_zeroed, missing, storage_without;
+/* Counted by every thread at once. */
+static atomic_ulong misaligned, not_zeroed, missing, storage_without;
 
 static void on_segment(const elt_info *info, void *state)
 {
@@ -39,13 +41,13 @@ static void on_segment(const elt_info *info, void *state)
 
 	(void)state;
 	if (!r) {
-		missing++;
+		atomic_fetch_add(&missing, 1);
 		return;
 	}
 	if ((uintptr_t)r % 16)
-		misaligned++;
+		atomic_fetch_add(&misaligned, 1);
 	if (!r->first_seen) {
-		not_zeroed += r->enters != 0 || r->leaves != 0;
+		atomic_fetch_add(&not_zeroed, r->enters != 0 || r->leaves != 0);
 		r->first_seen = 1;
 	}
 	if (elt_get_segment_kind(info) == ELT_SEGMENT_CALL)
@@ -96,7 +98,7 @@ ELT_PLUGIN_DEFINE(per_function, .enter = on_segment, .leave = on_segment,
 static void no_storage(const elt_info *info, void *state)
 {
 	(void)state;
-	storage_without += elt_get_function_storage(info) != NULL;
+	atomic_fetch_add(&storage_without, elt_get_function_storage(info) != NULL);
 }
 ELT_PLUGIN_DEFINE(plain, .enter = no_storage, .leave = no_storage,
 		  .flags = ELT_PLUGIN_NO_INVOCATIONS);
@@ -153,11 +155,11 @@ int main(void)
 		for (t = 0; t < AT_ONCE; t++)
 			pthread_join(th[t], NULL);
 	}
-	is_int(missing, 0, "every segment got its function's row");
-	is_int(misaligned, 0, "... 16-byte aligned");
-	is_int(not_zeroed, 0, "... zeroed when first handed out");
-	is_int(storage_without, 0, "NULL for a plugin that asked for none, and for one built "
-	       "before the field");
+	is_int(atomic_load(&missing), 0, "every segment got its function's row");
+	is_int(atomic_load(&misaligned), 0, "... 16-byte aligned");
+	is_int(atomic_load(&not_zeroed), 0, "... zeroed when first handed out");
+	is_int(atomic_load(&storage_without), 0,
+	       "NULL for a plugin that asked for none, and for one built before the field");
 
 	is_int(elt_shutdown(), ELT_OK, "shutdown");
 	is_int(visits, FUNCTIONS + 1, "fini's walk: each function once, then the unregistered row");
