@@ -18,6 +18,8 @@
  *
  * Plugins load by name from $ASYNCELT_PLUGIN_PATH (`make bench` sets it
  * to the build tree's); a variant whose plugin cannot load prints n/a.
+ * $BENCH_UNITS fixes how many units each measurement runs, instead of
+ * about 0.1 s worth: for counting instructions (count-instructions.sh).
  */
 #define ELT_PLUGIN_STATIC 1
 #include "probes.h"
@@ -254,6 +256,7 @@ static double timed(const struct variant *v, unsigned long n)
 /* In the child: set up, warm up, size the run to about 0.1 s, measure. */
 static double measure(const struct variant *v)
 {
+	const char *units = getenv("BENCH_UNITS");
 	unsigned long n = 20000;
 	double ns;
 
@@ -284,6 +287,8 @@ static double measure(const struct variant *v)
 	} else if (v->plugins && elt_plugin_load(v->plugins) != ELT_OK) {
 		return -1;
 	}
+	if (units)      /* a fixed count, for counting instructions */
+		return timed(v, strtoul(units, NULL, 10));
 	ns = timed(v, n);
 	n = (unsigned long)(1e8 / (ns > 1 ? ns : 1));
 	return timed(v, n);
