@@ -1,7 +1,8 @@
 #!/bin/sh
 # Instructions per unit of each bench-helpers variant, under callgrind:
 # the loop (run() and what it calls) counted for 1000 and for 3000 units,
-# the difference divided by 2000, so that set-up and the warm-up drop out.
+# the difference divided by 2000 (and by the threads, for the rows that
+# run two), so that set-up drops out.
 # Timing-independent: valgrind has no AVX-512 (the AVX bodies run), and it
 # cannot see stalls such as the AVX/SSE transition (doc/performance.md).
 #
@@ -30,4 +31,5 @@ for units in 1000 3000; do
 done
 grep '^| ' "$work/1000.table" | sed 1d | cut -d'|' -f2 | sed 's/ *$//' |
 	paste -d'|' - "$work/1000.ir" "$work/3000.ir" |
-	awk -F'|' '{ printf "%-44s %8.1f\n", $1, ($3 - $2) / 2000 }'
+	awk -F'|' '{ threads = $1 ~ /2 threads/ ? 2 : 1     # units are per thread
+		     printf "%-44s %8.1f\n", $1, ($3 - $2) / 2000 / threads }'
