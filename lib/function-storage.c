@@ -150,7 +150,7 @@ static void visit_function(struct elt_function *f, void *arg)
 void elt_function_storage_foreach(unsigned plugin, elt_function_storage_fn fn, void *arg)
 {
 	struct table_walk w = { plugin, fn, arg, NULL, 0 };
-	const struct elt_function_table *t;
+	struct elt_function_table *t;
 	size_t n = 0;
 
 	if (!row_size[plugin])
@@ -159,8 +159,7 @@ void elt_function_storage_foreach(unsigned plugin, elt_function_storage_fn fn, v
 	 * does cannot overrun the walk's room. */
 	for (t = atomic_load_explicit(&tables[plugin], memory_order_acquire); t; t = t->next) {
 		/* after what an exited thread wrote (its release) */
-		(void)atomic_load_explicit(&((struct elt_function_table *)t)->taken,
-					   memory_order_acquire);
+		(void)atomic_load_explicit(&t->taken, memory_order_acquire);
 		n++;
 	}
 	w.capacity = n;
