@@ -176,22 +176,23 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 	elt_callback_end();
 }
 
-/* One function per hook, each with only the registers it needs. */
-static __attribute__((noinline)) void
-dispatch_enter(const void *frame, elt_function_id id, uintptr_t caller_sp)
+/* One function per hook, each with only the registers it needs.  The x86
+ * helpers call these directly; the other ports' one body serves every hook
+ * and goes through elt_dispatch_frame. */
+__attribute__((noinline)) void elt_dispatch_enter(const void *frame, elt_function_id id,
+						  uintptr_t caller_sp)
 {
 	dispatch_frame(frame, id, caller_sp, ELT_HOOK_ENTER, 0);
 }
 
-static __attribute__((noinline)) void
-dispatch_leave(const void *frame, elt_function_id id, uintptr_t caller_sp,
-	       uintptr_t continuation_out)
+__attribute__((noinline)) void elt_dispatch_leave(const void *frame, elt_function_id id,
+						  uintptr_t caller_sp, uintptr_t continuation_out)
 {
 	dispatch_frame(frame, id, caller_sp, ELT_HOOK_LEAVE, continuation_out);
 }
 
-static __attribute__((noinline)) void
-dispatch_tailcall(const void *frame, elt_function_id id, uintptr_t caller_sp)
+__attribute__((noinline)) void elt_dispatch_tailcall(const void *frame, elt_function_id id,
+						     uintptr_t caller_sp)
 {
 	dispatch_frame(frame, id, caller_sp, ELT_HOOK_TAILCALL, 0);
 }
@@ -201,13 +202,13 @@ void elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_
 {
 	switch (hook) {
 	case ELT_HOOK_ENTER:
-		dispatch_enter(frame, id, caller_sp);
+		elt_dispatch_enter(frame, id, caller_sp);
 		break;
 	case ELT_HOOK_LEAVE:
-		dispatch_leave(frame, id, caller_sp, continuation_out);
+		elt_dispatch_leave(frame, id, caller_sp, continuation_out);
 		break;
 	default:
-		dispatch_tailcall(frame, id, caller_sp);
+		elt_dispatch_tailcall(frame, id, caller_sp);
 		break;
 	}
 }

@@ -279,6 +279,15 @@ struct elt_info {
 ELT_HIDDEN void elt_dispatch_frame(const void *frame, elt_function_id id,
 				   uintptr_t caller_sp, unsigned hook,
 				   uintptr_t continuation_out);
+/* The same with the hook fixed: a port whose helpers are one body per
+ * hook calls these and saves the switch (the continuation return
+ * register matters only to a Leave). */
+ELT_HIDDEN void elt_dispatch_enter(const void *frame, elt_function_id id,
+				   uintptr_t caller_sp);
+ELT_HIDDEN void elt_dispatch_leave(const void *frame, elt_function_id id,
+				   uintptr_t caller_sp, uintptr_t continuation_out);
+ELT_HIDDEN void elt_dispatch_tailcall(const void *frame, elt_function_id id,
+				      uintptr_t caller_sp);
 /* The same for a segment whose values are in memory (emit.c): info has
  * id, fn (its one lookup), emitted, caller_sp and frame set; `continuation` is the one the
  * producer passed, an argument (Enter) or a return value (Leave). */

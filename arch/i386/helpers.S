@@ -28,7 +28,6 @@
  */
 #include "asm.h"
 #include "frame.h"
-#include "hook.h"
 
 	.text
 
@@ -135,9 +134,10 @@ elt_i386_pc_thunk_ax:
 .Lfcw_kept\@:
 .endm
 
-/* The armed half of a helper, for one hook at one vector width.  On
- * entry the caller's %eax is on the stack above the return address. */
-.macro BODY name, hook, width, x87
+/* The armed half of a helper, for one hook at one vector width; `dispatch`
+ * is that hook's dispatcher in lib/dispatch.c.  On entry the caller's
+ * %eax is on the stack above the return address. */
+.macro BODY name, dispatch, width, x87
 ELT_ENTRY(\name)
 	.cfi_adjust_cfa_offset 4
 	pushl	%ebp
@@ -169,19 +169,19 @@ ELT_ENTRY(\name)
 	movl	$0, ELT_I386_X87_DEPTH(%esp)
 	.endif
 
-	/* elt_dispatch_frame(frame, id, caller SP, hook, continuation), the
-	 * stack 16-byte aligned at the call */
+	/* dispatch(frame, id, caller SP[, continuation]), the stack 16-byte
+	 * aligned at the call; the continuation, passed to every hook, is
+	 * read by a Leave only (the caller pops arguments). */
 	movl	%esp, %eax
-	subl	$32, %esp
+	subl	$16, %esp
 	movl	%eax, 0(%esp)
 	movl	12(%ebp), %eax
 	movl	%eax, 4(%esp)
 	movl	16(%ebp), %eax
 	movl	%eax, 8(%esp)
-	movl	$\hook, 12(%esp)
-	movl	%ecx, 16(%esp)
-	call	elt_dispatch_frame
-	addl	$32, %esp
+	movl	%ecx, 12(%esp)
+	call	\dispatch
+	addl	$16, %esp
 
 	RESTORE_FP_CONTROL \width
 	.if \x87
@@ -222,7 +222,9 @@ ELT_END(\name)
 .endm
 
 	ELT_LOCAL(elt_armed)
-	ELT_LOCAL(elt_dispatch_frame)
+	ELT_LOCAL(elt_dispatch_enter)
+	ELT_LOCAL(elt_dispatch_leave)
+	ELT_LOCAL(elt_dispatch_tailcall)
 	ELT_LOCAL(elt_i386_body)
 	ELT_LOCAL(elt_i386_bodies)
 
@@ -232,10 +234,10 @@ ELT_END(\name)
 	HELPER	elt_helper_tailcall, ELT_I386_BODY_TAILCALL
 
 .macro BODIES width, suffix
-	BODY	elt_i386_enter_\suffix, ELT_HOOK_ENTER, \width, 0
-	BODY	elt_i386_leave_\suffix, ELT_HOOK_LEAVE, \width, 0
-	BODY	elt_i386_leave_x87_\suffix, ELT_HOOK_LEAVE, \width, 1
-	BODY	elt_i386_tailcall_\suffix, ELT_HOOK_TAILCALL, \width, 0
+	BODY	elt_i386_enter_\suffix, elt_dispatch_enter, \width, 0
+	BODY	elt_i386_leave_\suffix, elt_dispatch_leave, \width, 0
+	BODY	elt_i386_leave_x87_\suffix, elt_dispatch_leave, \width, 1
+	BODY	elt_i386_tailcall_\suffix, elt_dispatch_tailcall, \width, 0
 .endm
 
 	BODIES	ELT_I386_VEC_NONE, none

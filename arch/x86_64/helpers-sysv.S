@@ -26,7 +26,6 @@
 #include "cpu.h"
 #include "fp-control.h"
 #include "frame.h"
-#include "hook.h"
 
 	.text
 
@@ -90,8 +89,9 @@
 .Lx87_restored\@:
 .endm
 
-/* The armed half of a helper, for one hook at one vector width. */
-.macro BODY name, hook, width, x87
+/* The armed half of a helper, for one hook at one vector width; `dispatch`
+ * is that hook's dispatcher in lib/dispatch.c. */
+.macro BODY name, dispatch, width, x87
 ELT_ENTRY(\name)
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
@@ -124,13 +124,13 @@ ELT_ENTRY(\name)
 	movl	$0, ELT_X86_64_X87_DEPTH(%rsp)
 	.endif
 
-	/* elt_dispatch_frame(frame, id, caller SP, hook, continuation) */
-	movq	%rcx, %r8
+	/* dispatch(frame, id, caller SP[, continuation]): a Leave's
+	 * continuation return register, %rcx, is already its fourth
+	 * argument. */
 	movq	%rsp, %rdi
 	movq	16(%rbp), %rsi
 	movq	24(%rbp), %rdx
-	movl	$\hook, %ecx
-	call	elt_dispatch_frame
+	call	\dispatch
 
 	RESTORE_FP_CONTROL ELT_X86_64_MXCSR, ELT_X86_64_FCW, ELT_X86_64_SCRATCH
 	.if \x87
@@ -169,7 +169,9 @@ ELT_END(\name)
 .endm
 
 	ELT_LOCAL(elt_armed)
-	ELT_LOCAL(elt_dispatch_frame)
+	ELT_LOCAL(elt_dispatch_enter)
+	ELT_LOCAL(elt_dispatch_leave)
+	ELT_LOCAL(elt_dispatch_tailcall)
 	ELT_LOCAL(elt_x86_64_body)
 	ELT_LOCAL(elt_x86_64_bodies)
 
@@ -179,10 +181,10 @@ ELT_END(\name)
 	HELPER	elt_helper_tailcall, ELT_X86_64_BODY_TAILCALL
 
 .macro BODIES width, suffix
-	BODY	elt_x86_64_enter_\suffix, ELT_HOOK_ENTER, \width, 0
-	BODY	elt_x86_64_leave_\suffix, ELT_HOOK_LEAVE, \width, 0
-	BODY	elt_x86_64_leave_x87_\suffix, ELT_HOOK_LEAVE, \width, 1
-	BODY	elt_x86_64_tailcall_\suffix, ELT_HOOK_TAILCALL, \width, 0
+	BODY	elt_x86_64_enter_\suffix, elt_dispatch_enter, \width, 0
+	BODY	elt_x86_64_leave_\suffix, elt_dispatch_leave, \width, 0
+	BODY	elt_x86_64_leave_x87_\suffix, elt_dispatch_leave, \width, 1
+	BODY	elt_x86_64_tailcall_\suffix, elt_dispatch_tailcall, \width, 0
 .endm
 
 	BODIES	ELT_X86_64_VEC_SSE, sse

@@ -29,10 +29,9 @@
 #include "cpu.h"
 #include "fp-control.h"
 #include "frame-win64.h"
-#include "hook.h"
 
 /* Where the register image starts above the stack pointer of the C call:
- * past the home area and the fifth argument, at the next 64-byte boundary. */
+ * past the 32-byte home area, at the next 64-byte boundary. */
 #define IMAGE 64
 #define SLOT(n) (IMAGE + ELT_WIN64_VEC + (n) * ELT_WIN64_VEC_SLOT)
 
@@ -63,8 +62,9 @@
 	.endr
 .endm
 
-/* The armed half of a helper, for one hook at one vector width. */
-.macro BODY name, hook, width
+/* The armed half of a helper, for one hook at one vector width; `dispatch`
+ * is that hook's dispatcher in lib/dispatch.c. */
+.macro BODY name, dispatch, width
 ELT_ENTRY(\name)
 	pushq	%rbp
 	.seh_pushreg %rbp
@@ -91,14 +91,12 @@ ELT_ENTRY(\name)
 	/* nonvolatile: the C code keeps them, unless a plugin broke that rule */
 	SAVE_FP_CONTROL (IMAGE+ELT_WIN64_MXCSR), (IMAGE+ELT_WIN64_FCW)
 
-	/* elt_dispatch_frame(frame, id, caller SP, hook, continuation): the
-	 * fifth argument goes above the home area. */
-	movq	%rcx, 32(%rsp)
+	/* dispatch(frame, id, caller SP[, continuation]) */
+	movq	%rcx, %r9
 	leaq	IMAGE(%rsp), %rcx
 	movq	16(%rbp), %rdx
 	movq	24(%rbp), %r8
-	movl	$\hook, %r9d
-	call	elt_dispatch_frame
+	call	\dispatch
 
 	RESTORE_FP_CONTROL (IMAGE+ELT_WIN64_MXCSR), (IMAGE+ELT_WIN64_FCW), (IMAGE+ELT_WIN64_SCRATCH)
 	VECTORS	restore, \width
@@ -135,9 +133,9 @@ ELT_END(\name)
 	HELPER	elt_helper_tailcall, ELT_X86_64_BODY_TAILCALL
 
 .macro BODIES width, suffix
-	BODY	elt_x86_64_enter_\suffix, ELT_HOOK_ENTER, \width
-	BODY	elt_x86_64_leave_\suffix, ELT_HOOK_LEAVE, \width
-	BODY	elt_x86_64_tailcall_\suffix, ELT_HOOK_TAILCALL, \width
+	BODY	elt_x86_64_enter_\suffix, elt_dispatch_enter, \width
+	BODY	elt_x86_64_leave_\suffix, elt_dispatch_leave, \width
+	BODY	elt_x86_64_tailcall_\suffix, elt_dispatch_tailcall, \width
 .endm
 
 	BODIES	ELT_X86_64_VEC_SSE, sse
