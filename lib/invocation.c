@@ -70,7 +70,7 @@ static long resume_wait_ns = DEFAULT_RESUME_WAIT_MS * 1000000L;
  *
  * Suspended invocations by continuation: open addressing in a power-of-two
  * array of words, with two choices.  A continuation may live in either of
- * two buckets of BUCKET slots (two cache lines on a 64-bit port), named by
+ * two buckets of BUCKET slots (one cache line on a 64-bit port), named by
  * two independent hashes: a suspension takes an empty slot of the emptier
  * one, a resume scans both.  Choosing the emptier of two keeps the fullest
  * bucket within a few slots of the average (where a single window, as in
@@ -117,7 +117,7 @@ static long resume_wait_ns = DEFAULT_RESUME_WAIT_MS * 1000000L;
 #define FROZEN ((uintptr_t)1)
 #define TAG_SHIFT 1
 #define TAG_MASK ((uintptr_t)15 << TAG_SHIFT)
-#define BUCKET 16
+#define BUCKET 8
 #define MIN_TABLE_BITS 16
 #define MIGRATE_STEP 1024
 _Static_assert((FROZEN | TAG_MASK) < ELT_RECORD_ALIGN &&
@@ -128,7 +128,8 @@ struct table {
 	size_t mask;                            /* slots - 1 */
 	struct table *_Atomic older;            /* being emptied into this one */
 	_Atomic size_t migrate_next, migrated;  /* in the older table */
-	_Atomic uintptr_t slots[];
+	/* A bucket is a whole cache line (or half of one on 32-bit ports). */
+	_Alignas(64) _Atomic uintptr_t slots[];
 };
 
 static struct table *_Atomic current_table;
@@ -209,62 +210,120 @@ static struct table *table_now(void)
 	return fresh;
 }
 
+/* One bucket at a glance, one load per slot and no dereference: its empty
+ * slots, and the ones whose tag says they may hold this continuation. */
+struct glance {
+	uint32_t empty, suspects;       /* bit i: slot i */
+	unsigned room;                  /* empty slots */
+	int frozen;                     /* a slot is */
+};
+_Static_assert(BUCKET <= 32, "a bucket's slots fit a glance's masks");
+
+static inline struct glance glance_at(struct table *t, size_t bucket, uintptr_t tag)
+{
+	struct glance g = { 0, 0, 0, 0 };
+	uint32_t bit = 1;
+	unsigned i;
+
+	for (i = 0; i < BUCKET; i++, bit <<= 1) {
+		uintptr_t word = atomic_load_explicit(&t->slots[bucket + i],
+						      memory_order_relaxed);
+
+		if (!word) {
+			g.empty |= bit;
+			g.room++;
+		} else if (!((word ^ tag) & (TAG_MASK | FROZEN))) {
+			g.suspects |= bit;
+		} else if (word & FROZEN) {
+			g.frozen = 1;
+		}
+	}
+	return g;
+}
+
+/* Removes from `b` a record of `p`'s continuation that never resumed: its
+ * invocation can no longer be resumed, since the runtime reused the
+ * continuation (it stays live, counted as abandoned).  The slots it frees
+ * join g->empty. */
+static void drop_stale(struct table *t, size_t bucket, const struct place *p,
+		       uintptr_t continuation, struct glance *g)
+{
+	uint32_t left;
+
+	/* The glance's loads were relaxed: order them before the records
+	 * they name are read. */
+	atomic_thread_fence(memory_order_acquire);
+	for (left = g->suspects; left; left &= left - 1) {
+		unsigned i = (unsigned)__builtin_ctz(left);
+		_Atomic uintptr_t *slot = &t->slots[bucket + i];
+		uintptr_t old = atomic_load_explicit(slot, memory_order_acquire);
+
+		if (holds(old, p, continuation) &&
+		    atomic_compare_exchange_strong_explicit(slot, &old, 0, memory_order_acquire,
+							    memory_order_relaxed)) {
+			atomic_store_explicit(&record_of(old)->continuation, 0,
+					      memory_order_relaxed);
+			atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
+			g->empty |= (uint32_t)1 << i;
+			g->room++;
+		}
+	}
+}
+
+/* Stores `word` in one of the slots of `bucket` that `empty` says were
+ * empty: 1, 0 if others filled them all meanwhile, -1 if one is frozen. */
+static int place_in(struct table *t, size_t bucket, uint32_t empty, uintptr_t word)
+{
+	for (; empty; empty &= empty - 1) {
+		_Atomic uintptr_t *slot = &t->slots[bucket + (unsigned)__builtin_ctz(empty)];
+		uintptr_t old = 0;
+
+		if (atomic_compare_exchange_strong_explicit(slot, &old, word, memory_order_release,
+							    memory_order_relaxed))
+			return 1;
+		if (old & FROZEN)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Puts `r` (whose continuation is set) into the emptier of its buckets in
  * `t`: 1, or 0 when both are full, or -1 when `t` is frozen there (no
- * longer current: try again).  With `drop_stale`, a record of the same
- * continuation met on the way belongs to an invocation that never
- * resumed, whose continuation the runtime has now reused: it can no
- * longer be resumed, so it is removed (it stays live, counted as
- * abandoned) rather than confused with the new one.
+ * longer current: try again).  With `stale`, a record of the same
+ * continuation met on the way is dropped first (drop_stale), rather than
+ * confused with the new one.  A suspension costs one glance at each
+ * bucket and one compare-and-swap, on a slot seen empty.
  */
-static int insert_into(struct table *t, struct elt_invocation_record *r, int drop_stale)
+static int insert_into(struct table *t, struct elt_invocation_record *r, int stale)
 {
 	uintptr_t continuation = atomic_load_explicit(&r->continuation, memory_order_relaxed);
 	struct place p = place_of(t, continuation);
 	uintptr_t word = (uintptr_t)r | p.tag;
-	unsigned empty[2] = { 0, 0 }, b, i, pass;
+	unsigned buckets = p.bucket[1] == p.bucket[0] ? 1 : 2, b, pass;
 
-	for (b = 0; b < 2; b++) {
-		for (i = 0; i < BUCKET; i++) {
-			_Atomic uintptr_t *slot = &t->slots[p.bucket[b] + i];
-			uintptr_t old = atomic_load_explicit(slot, memory_order_acquire);
+	for (;;) {
+		struct glance g[2] = { { 0, 0, 0, 0 }, { 0, 0, 0, 0 } };
+		int placed;
 
-			if (old & FROZEN)
+		for (b = 0; b < buckets; b++) {
+			g[b] = glance_at(t, p.bucket[b], p.tag);
+			if (g[b].frozen)
 				return -1;
-			if (old == 0) {
-				empty[b]++;
-			} else if (drop_stale && holds(old, &p, continuation) &&
-				   atomic_compare_exchange_strong_explicit(
-					   slot, &old, 0, memory_order_acquire,
-					   memory_order_relaxed)) {
-				atomic_store_explicit(&record_of(old)->continuation, 0,
-						      memory_order_relaxed);
-				atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
-				empty[b]++;
-			}
+			if (stale && g[b].suspects)
+				drop_stale(t, p.bucket[b], &p, continuation, &g[b]);
 		}
-		if (p.bucket[1] == p.bucket[0])
-			break;
-	}
-	if (!empty[0] && !empty[1])
-		return 0;
-	/* The emptier first; the other if others filled it meanwhile. */
-	for (pass = 0; pass < 2; pass++) {
-		b = (empty[1] > empty[0]) ^ pass;
-		for (i = 0; i < BUCKET; i++) {
-			_Atomic uintptr_t *slot = &t->slots[p.bucket[b] + i];
-			uintptr_t old = 0;
-
-			if (atomic_compare_exchange_strong_explicit(slot, &old, word,
-								    memory_order_release,
-								    memory_order_relaxed))
-				return 1;
-			if (old & FROZEN)
-				return -1;
+		if (!g[0].room && !g[1].room)
+			return 0;
+		/* The emptier first; the other if others filled it meanwhile. */
+		b = g[1].room > g[0].room;
+		for (pass = 0; pass < 2; pass++, b ^= 1) {
+			placed = place_in(t, p.bucket[b], g[b].empty, word);
+			if (placed)
+				return placed;
 		}
+		/* Every slot seen empty was taken meanwhile: look again. */
 	}
-	return 0;
 }
 
 /* Moves one slot of `t`'s older table into `t` (see above). */
