@@ -1095,37 +1095,54 @@ static void *stack_storage(struct elt_thread_invocations *t, struct elt_shadow_e
 	return t->storage[p] + (size_t)d * size;
 }
 
-/* The invocation of e gets a record: its storage moves there. */
+/* The invocation of e gets a record (fresh: no storage of its own yet):
+ * the storage made so far moves there, for the plugins that made one. */
 static void storage_to_record(struct elt_thread_invocations *t,
 			      const struct elt_shadow_entry *e, struct elt_invocation_record *r)
 {
 	uint32_t d = (uint32_t)(e - t->stack);
-	unsigned p;
-	void *to;
+	unsigned ready, p;
+	unsigned char *area;
 
-	for (p = 0; p < ELT_MAX_PLUGINS; p++)
-		if ((e->storage_ready & (1u << p)) && (to = record_storage(r, p, 1)))
-			memcpy(to, t->storage[p] + (size_t)d * storage_size[p], storage_size[p]);
+	for (ready = e->storage_ready; ready; ready &= ready - 1) {
+		p = (unsigned)__builtin_ctz(ready);
+		if (!(area = storage_area(r->chunk, p)))
+			continue;       /* out of memory: that plugin's is lost */
+		memcpy(area + (size_t)r->index * storage_size[p],
+		       t->storage[p] + (size_t)d * storage_size[p], storage_size[p]);
+		r->storage_ready |= (uint16_t)(1u << p);
+	}
+}
+
+/* elt_get_invocation_storage's first request in an invocation (or in its
+ * first segment since it got a record): the storage is made, zeroed. */
+static __attribute__((noinline)) void *make_invocation_storage(struct elt_shadow_entry *e,
+							       unsigned p)
+{
+	struct elt_thread_invocations *t = elt_thread.invocations;
+
+	if (!storage_size[p] || !e || !t)
+		return NULL;
+	/* In its first segment, on this thread: no record needed. */
+	if (!e->record)
+		return stack_storage(t, e, p, 1);
+	return record_storage(e->record, p, 1);
 }
 
 void *elt_get_invocation_storage(const elt_info *info)
 {
 	struct elt_shadow_entry *e = info->invocation;
-	struct elt_thread_invocations *t = elt_thread.invocations;
-	struct elt_invocation_record *r;
 	unsigned p = info->plugin;
+	const struct elt_invocation_record *r;
 
-	if (!storage_size[p] || !e || !t)
-		return NULL;
-	r = e->record;
-	/* Every segment after the one that first asked: no call. */
-	if (ELT_LIKELY(r && (r->storage_ready & (1u << p))))
+	/* Every request after the first: no call, no frame. */
+	if (ELT_LIKELY(e && e->storage_ready & (1u << p)) && !e->record)
+		return elt_thread.invocations->storage[p] +
+		       (size_t)(e - elt_thread.invocations->stack) * storage_size[p];
+	if (ELT_LIKELY(e && (r = e->record) && (r->storage_ready & (1u << p))))
 		return atomic_load_explicit(&r->chunk->storage[p], memory_order_acquire) +
 		       (size_t)r->index * storage_size[p];
-	/* In its first segment, on this thread: no record needed. */
-	if (!r)
-		return stack_storage(t, e, p, 1);
-	return record_storage(r, p, 1);
+	return make_invocation_storage(e, p);
 }
 
 static void add_thread(struct elt_thread_invocations *t, void *arg)
