@@ -1062,6 +1062,27 @@ static void *record_storage(struct elt_invocation_record *r, unsigned p, int mak
 	return s;
 }
 
+/* Rare, out of line: plugin p's storage stack of this thread grows to
+ * as deep as the shadow stack can hold.  0 when out of memory. */
+static __attribute__((noinline, cold)) int grow_storage_stack(struct elt_thread_invocations *t,
+							      unsigned p)
+{
+	size_t size = storage_size[p];
+	int saved_errno = errno;
+	unsigned char *grown = elt_pages_map((size_t)t->capacity * size);
+
+	errno = saved_errno;
+	if (!grown)
+		return 0;
+	if (t->storage[p]) {
+		memcpy(grown, t->storage[p], (size_t)t->storage_capacity[p] * size);
+		elt_pages_unmap(t->storage[p], (size_t)t->storage_capacity[p] * size);
+	}
+	t->storage[p] = grown;
+	t->storage_capacity[p] = t->capacity;
+	return 1;
+}
+
 /* Plugin p's storage for entry e of this thread's stack, which has no
  * record: in the thread's storage stack, zeroed if not yet for this
  * invocation (make), or NULL (not made yet, out of memory).  Only the
@@ -1074,23 +1095,11 @@ static void *stack_storage(struct elt_thread_invocations *t, struct elt_shadow_e
 	if (!(e->storage_ready & (1u << p))) {
 		if (!make)
 			return NULL;
-		if (ELT_UNLIKELY(d >= t->storage_capacity[p])) {
-			/* as deep as the shadow stack can hold */
-			int saved_errno = errno;
-			unsigned char *grown = elt_pages_map((size_t)t->capacity * size);
-
-			errno = saved_errno;
-			if (!grown)
-				return NULL;
-			if (t->storage[p]) {
-				memcpy(grown, t->storage[p], (size_t)t->storage_capacity[p] * size);
-				elt_pages_unmap(t->storage[p], (size_t)t->storage_capacity[p] * size);
-			}
-			t->storage[p] = grown;
-			t->storage_capacity[p] = t->capacity;
-		}
-		memset(t->storage[p] + (size_t)d * size, 0, size);
+		if (ELT_UNLIKELY(d >= t->storage_capacity[p]) && !grow_storage_stack(t, p))
+			return NULL;
 		e->storage_ready |= (uint16_t)(1u << p);
+		/* memset returns it: a tail call, so no frame to keep */
+		return memset(t->storage[p] + (size_t)d * size, 0, size);
 	}
 	return t->storage[p] + (size_t)d * size;
 }
