@@ -196,12 +196,6 @@ void tbuf_put_json_str(struct tbuf *b, const char *s)
 	tbuf_put(b, run, (size_t)(s - run));
 }
 
-void tbuf_end_line(struct tbuf *b)
-{
-	tbuf_put_char(b, '\n');
-	b->line_start = b->len;
-}
-
 const char *tbuf_pid(const struct tbuf_set *set)
 {
 	return set->pid_text;

@@ -144,7 +144,11 @@ void tbuf_put_value(struct tbuf *b, const elt_type *t, const void *data,
 /* A string escaped for a JSON string's contents (no quotes added). */
 void tbuf_put_json_str(struct tbuf *b, const char *s);
 /* Ends the line: what was appended since the last end is now whole. */
-void tbuf_end_line(struct tbuf *b);
+static inline void tbuf_end_line(struct tbuf *b)
+{
+	tbuf_put_char(b, '\n');
+	b->line_start = b->len;
+}
 
 /* The pid in text, as %p expands (for the plugins' own report files). */
 void tbuf_expand_path(char *dst, size_t size, const char *pattern);

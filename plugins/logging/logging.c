@@ -227,7 +227,8 @@ static void put_return(struct tbuf *b, bool json, const elt_info *info,
 		       json ? ELT_FORMAT_JSON : 0);
 }
 
-static void log_line(struct logging *l, const elt_info *info)
+/* Not inlined into log_segment: its frame would be the binary format's too. */
+static __attribute__((noinline)) void log_line(struct logging *l, const elt_info *info)
 {
 	uint64_t ns = plugin_ticks_to_ns(plugin_ticks() - l->start_ticks);
 	struct tbuf *b = tbuf_get(l->out);
