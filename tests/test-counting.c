@@ -1,9 +1,10 @@
 /*
  * The counting plugin counts every segment exactly, whichever thread runs
- * it: threads that exit before the shutdown (their counts left behind),
- * threads started after those exited (which count on into the tallies
- * left behind), threads still alive at the shutdown and the main thread; two instances count separately; unregistered functions
- * get a row of their own.  Segments come through the producer API, so the
+ * it: threads that exit before the shutdown (their function-storage rows
+ * left behind), threads started after those exited (which count on in the
+ * rows an exited thread left), threads still alive at the shutdown and the
+ * main thread; two instances count separately; unregistered functions get
+ * a row of their own.  Segments come through the producer API, so the
  * threads need no probe of their own.
  */
 #define ELT_PLUGIN_STATIC 1
