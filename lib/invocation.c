@@ -250,9 +250,8 @@ static void drop_stale(struct table *t, size_t bucket, const struct place *p,
 {
 	uint32_t left;
 
-	/* The glance's loads were relaxed: order them before the records
-	 * they name are read. */
-	atomic_thread_fence(memory_order_acquire);
+	/* Each suspect loaded again with acquire (the glance's loads were
+	 * relaxed) before its record is read. */
 	for (left = g->suspects; left; left &= left - 1) {
 		unsigned i = (unsigned)__builtin_ctz(left);
 		_Atomic uintptr_t *slot = &t->slots[bucket + i];
