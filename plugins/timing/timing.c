@@ -257,8 +257,10 @@ struct segment {
 
 /* What every callback needs; false when the segment cannot be timed.
  * The invocation's id and threads (s->inv) only where `ids` asks: the
- * trace and a resume's hop. */
-static bool segment_of(const elt_info *info, struct timing *t, struct segment *s, bool ids)
+ * trace and a resume's hop.  Inlined: as a call of its own, its frame
+ * and the struct passed back cost a pair 46 instructions. */
+static inline __attribute__((always_inline)) bool
+segment_of(const elt_info *info, struct timing *t, struct segment *s, bool ids)
 {
 	s->t = t;
 	s->b = tbuf_get(t->threads);
