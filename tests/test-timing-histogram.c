@@ -10,13 +10,39 @@
 
 #include <string.h>
 
+/* Adding b's histogram to a's is recording b's values into a: counts,
+ * sum, maximum and buckets equal, and every percentile (exact while the
+ * two hold at most HISTOGRAM_EXACT values together, as one would be). */
+static void check_add(unsigned in_a, unsigned in_b)
+{
+	static struct histogram a, b, all;
+	static const double q[] = { 0.01, 0.25, 0.5, 0.9, 0.99, 1.0 };
+	unsigned i, same = 1;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&all, 0, sizeof(all));
+	for (i = 0; i < in_a + in_b; i++) {
+		uint64_t v = (uint64_t)i * 7919 % 10007 + 1;
+
+		histogram_record(i < in_a ? &a : &b, v);
+		histogram_record(&all, v);
+	}
+	histogram_add(&a, &b);
+	for (i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		same &= histogram_percentile(&a, q[i]) == histogram_percentile(&all, q[i]);
+	ok(a.count == all.count && a.sum == all.sum && a.max == all.max &&
+	   memcmp(a.bucket, all.bucket, sizeof(a.bucket)) == 0 && same,
+	   "%u values added to %u: as if all were recorded into one", in_b, in_a);
+}
+
 int main(void)
 {
 	static struct histogram h, small, big, one, many;
 	uint64_t v, p50, p90, p99;
 	unsigned n;
 
-	tap_plan(15);
+	tap_plan(21);
 	is_int(histogram_percentile(&h, 0.5), 0, "an empty histogram: percentiles 0");
 
 	for (v = 1; v <= 1000; v++)
@@ -60,5 +86,12 @@ int main(void)
 	}
 	histogram_record_n(&many, 20, 0);
 	ok(memcmp(&one, &many, sizeof(one)) == 0, "recording a value 0 times changes nothing");
+
+	check_add(10, 20);                      /* exact percentiles throughout */
+	check_add(HISTOGRAM_EXACT - 1, 1);
+	check_add(50, 30);                      /* together past the exact ones */
+	check_add(HISTOGRAM_EXACT + 6, 10);
+	check_add(0, 5);
+	check_add(5, 0);
 	return tap_done();
 }

@@ -59,6 +59,21 @@ void histogram_record_n(struct histogram *h, uint64_t v, uint64_t n)
 		h->max = v;
 }
 
+void histogram_add(struct histogram *h, const struct histogram *from)
+{
+	uint64_t kept = from->count < HISTOGRAM_EXACT ? from->count : HISTOGRAM_EXACT, i;
+	unsigned b;
+
+	for (i = 0; i < kept && h->count + i < HISTOGRAM_EXACT; i++)
+		h->exact[h->count + i] = from->exact[i];
+	h->count += from->count;
+	h->sum += from->sum;
+	for (b = 0; b < HISTOGRAM_BUCKETS; b++)
+		h->bucket[b] += from->bucket[b];
+	if (from->max > h->max)
+		h->max = from->max;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -29,6 +29,9 @@ struct histogram {
 void histogram_record(struct histogram *h, uint64_t v);
 /* Records v n times at once. */
 void histogram_record_n(struct histogram *h, uint64_t v, uint64_t n);
+/* Records into h every value `from` holds: percentiles stay exact while
+ * the two together hold at most HISTOGRAM_EXACT values. */
+void histogram_add(struct histogram *h, const struct histogram *from);
 /* The value at fraction q (0.5 for the median) of those recorded, by the
  * nearest rank: exact up to HISTOGRAM_EXACT values, else its bucket's top;
  * 0 when none were recorded. */

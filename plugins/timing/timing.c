@@ -61,6 +61,11 @@ static const char *const measure_name[MEASURES] = {
 
 struct measures {
 	struct histogram h[MEASURES];
+	/* The wall time, equal to the active time, of the invocations of
+	 * one segment (no suspension, no hop): most of them, recorded once
+	 * and folded into WALL, ACTIVE, SUSPENDED, SEGMENTS and HOPS at the
+	 * report (fold_one_segment). */
+	struct histogram one_segment;
 };
 
 /* Updated by merge(), under the plugin's lock. */
@@ -68,16 +73,12 @@ struct function_times {
 	const char *name;
 	char *json_name;                /* escaped for the trace */
 	uint64_t calls, segments;
-	/* Returns of one segment merged but not yet in the SUSPENDED,
-	 * SEGMENTS and HOPS histograms, where each adds 0, 1 and 0: most
-	 * invocations, recorded in one step at the report. */
-	uint64_t one_segment;
 	struct measures *m;             /* from its first merged sample on */
 	struct function_times *next;
 };
 
 /*
- * A function's histograms (17 KB) are allocated when its first sample is
+ * A function's histograms (21 KB) are allocated when its first sample is
  * merged, not at registration: most functions a JIT registers never run.
  * Under the plugin's lock.
  */
@@ -168,12 +169,12 @@ static void merge_locked(struct timing *t, struct timing_thread *u)
 			continue;
 		}
 		x->f->segments += x->segments;
-		histogram_record(&m->h[WALL], x->wall);
-		histogram_record(&m->h[ACTIVE], x->active);
-		if (x->segments == 1) {         /* no suspension, no hop */
-			x->f->one_segment++;
+		if (x->segments == 1) {         /* active == wall, no hop */
+			histogram_record(&m->one_segment, x->wall);
 			continue;
 		}
+		histogram_record(&m->h[WALL], x->wall);
+		histogram_record(&m->h[ACTIVE], x->active);
 		histogram_record(&m->h[SUSPENDED], x->wall - x->active);
 		histogram_record(&m->h[SEGMENTS], x->segments);
 		histogram_record(&m->h[HOPS], x->hops);
@@ -181,15 +182,20 @@ static void merge_locked(struct timing *t, struct timing_thread *u)
 	u->nsamples = 0;
 }
 
-/* What merge_locked only counted, before the histograms are read. */
-static void record_one_segment(struct function_times *f)
+/* What merge_locked recorded once for the invocations of one segment,
+ * into every measure, before the histograms are read. */
+static void fold_one_segment(struct function_times *f)
 {
-	if (!f->one_segment || !f->m)
+	struct histogram *once = f->m ? &f->m->one_segment : NULL;
+
+	if (!once || !once->count)
 		return;
-	histogram_record_n(&f->m->h[SUSPENDED], 0, f->one_segment);
-	histogram_record_n(&f->m->h[SEGMENTS], 1, f->one_segment);
-	histogram_record_n(&f->m->h[HOPS], 0, f->one_segment);
-	f->one_segment = 0;
+	histogram_add(&f->m->h[WALL], once);
+	histogram_add(&f->m->h[ACTIVE], once);
+	histogram_record_n(&f->m->h[SUSPENDED], 0, once->count);
+	histogram_record_n(&f->m->h[SEGMENTS], 1, once->count);
+	histogram_record_n(&f->m->h[HOPS], 0, once->count);
+	memset(once, 0, sizeof(*once));
 }
 
 /* The rare slow step of a callback: once per SAMPLES_PER_THREAD samples. */
@@ -680,7 +686,7 @@ static void report(struct timing *t, struct live_count *lc)
 	for (f = t->functions; ; f = f->next) {
 		if (!f)
 			f = &t->unregistered;
-		record_one_segment(f);
+		fold_one_segment(f);
 		if (f->segments) {
 			if (t->format == TABLE)
 				print_table(t, f);
