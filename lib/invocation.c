@@ -241,10 +241,10 @@ static inline struct glance glance_at(struct table *t, size_t bucket, uintptr_t 
 	return g;
 }
 
-/* Removes from `b` a record of `p`'s continuation that never resumed: its
- * invocation can no longer be resumed, since the runtime reused the
- * continuation (it stays live, counted as abandoned).  The slots it frees
- * join g->empty. */
+/* Removes from the bucket a record of `p`'s continuation that never
+ * resumed: its invocation can no longer be resumed, since the runtime
+ * reused the continuation (it stays live, counted as abandoned).  The
+ * slots it frees join g->empty. */
 static void drop_stale(struct table *t, size_t bucket, const struct place *p,
 		       uintptr_t continuation, struct glance *g)
 {
@@ -1144,7 +1144,7 @@ void *elt_get_invocation_storage(const elt_info *info)
 	const struct elt_invocation_record *r;
 
 	/* Every request after the first: no call, no frame. */
-	if (ELT_LIKELY(e && e->storage_ready & (1u << p)) && !e->record)
+	if (ELT_LIKELY(e && (e->storage_ready & (1u << p))) && !e->record)
 		return elt_thread.invocations->storage[p] +
 		       (size_t)(e - elt_thread.invocations->stack) * storage_size[p];
 	if (ELT_LIKELY(e && (r = e->record) && (r->storage_ready & (1u << p))))
