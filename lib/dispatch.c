@@ -179,26 +179,28 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 /* One function per hook, each with only the registers it needs.  The x86
  * helpers call these directly; the other ports' one body serves every hook
  * and goes through elt_dispatch_frame. */
-__attribute__((noinline)) void elt_dispatch_enter(const void *frame, elt_function_id id,
-						  uintptr_t caller_sp)
+ELT_SEGMENT_PATH __attribute__((noinline)) void
+elt_dispatch_enter(const void *frame, elt_function_id id, uintptr_t caller_sp)
 {
 	dispatch_frame(frame, id, caller_sp, ELT_HOOK_ENTER, 0);
 }
 
-__attribute__((noinline)) void elt_dispatch_leave(const void *frame, elt_function_id id,
-						  uintptr_t caller_sp, uintptr_t continuation_out)
+ELT_SEGMENT_PATH __attribute__((noinline)) void
+elt_dispatch_leave(const void *frame, elt_function_id id, uintptr_t caller_sp,
+		   uintptr_t continuation_out)
 {
 	dispatch_frame(frame, id, caller_sp, ELT_HOOK_LEAVE, continuation_out);
 }
 
-__attribute__((noinline)) void elt_dispatch_tailcall(const void *frame, elt_function_id id,
-						     uintptr_t caller_sp)
+ELT_SEGMENT_PATH __attribute__((noinline)) void
+elt_dispatch_tailcall(const void *frame, elt_function_id id, uintptr_t caller_sp)
 {
 	dispatch_frame(frame, id, caller_sp, ELT_HOOK_TAILCALL, 0);
 }
 
-void elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp,
-			unsigned hook, uintptr_t continuation_out)
+ELT_SEGMENT_PATH void
+elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
+		   uintptr_t continuation_out)
 {
 	switch (hook) {
 	case ELT_HOOK_ENTER:
@@ -213,7 +215,8 @@ void elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_
 	}
 }
 
-void elt_dispatch_emitted(struct elt_info *info, unsigned hook, uintptr_t continuation)
+ELT_SEGMENT_PATH void
+elt_dispatch_emitted(struct elt_info *info, unsigned hook, uintptr_t continuation)
 {
 	if (!begin_callback())
 		return;

@@ -59,7 +59,8 @@ static elt_status emit(const char *what, elt_function_id id, unsigned hook,
 	return fn->signature ? check_values(what, fn, hook, values, continuation) : ELT_OK;
 }
 
-elt_status elt_emit_enter(elt_function_id id, void *const *args, void *continuation)
+ELT_SEGMENT_PATH elt_status
+elt_emit_enter(elt_function_id id, void *const *args, void *continuation)
 {
 	const struct elt_emitted values = { .args = args };
 
@@ -67,7 +68,8 @@ elt_status elt_emit_enter(elt_function_id id, void *const *args, void *continuat
 		    (uintptr_t)continuation);
 }
 
-elt_status elt_emit_leave(elt_function_id id, const void *ret, void *continuation)
+ELT_SEGMENT_PATH elt_status
+elt_emit_leave(elt_function_id id, const void *ret, void *continuation)
 {
 	const struct elt_emitted values = { .ret = ret };
 
@@ -75,7 +77,8 @@ elt_status elt_emit_leave(elt_function_id id, const void *ret, void *continuatio
 		    (uintptr_t)continuation);
 }
 
-elt_status elt_emit_tailcall(elt_function_id id, void *const *args)
+ELT_SEGMENT_PATH elt_status
+elt_emit_tailcall(elt_function_id id, void *const *args)
 {
 	const struct elt_emitted values = { .args = args };
 

@@ -127,6 +127,12 @@ sym:                                    \
 #define ELT_LOCAL(sym) .hidden sym
 #endif
 
+/* An entry every segment runs (a helper, its bodies): it starts a cache
+ * line of its own, as lib/internal.h's ELT_SEGMENT_PATH functions do. */
+#define ELT_SEGMENT_ENTRY(sym)          \
+	.p2align 6;                     \
+	ELT_ENTRY(sym)
+
 #if defined(__ELF__)
 /* No executable stack. */
 # define ELT_NOTE_GNU_STACK .section .note.GNU-stack, "", %progbits

@@ -138,7 +138,7 @@ elt_i386_pc_thunk_ax:
  * is that hook's dispatcher in lib/dispatch.c.  On entry the caller's
  * %eax is on the stack above the return address. */
 .macro BODY name, dispatch, width, x87
-ELT_ENTRY(\name)
+ELT_SEGMENT_ENTRY(\name)
 	.cfi_adjust_cfa_offset 4
 	pushl	%ebp
 	.cfi_adjust_cfa_offset 4
@@ -206,7 +206,7 @@ ELT_END(\name)
 
 /* The public entry: idle, return; armed, the body for this CPU. */
 .macro HELPER name, body
-ELT_ENTRY(\name)
+ELT_SEGMENT_ENTRY(\name)
 	pushl	%eax
 	.cfi_adjust_cfa_offset 4
 	call	elt_i386_pc_thunk_ax

@@ -92,7 +92,7 @@
 /* The armed half of a helper, for one hook at one vector width; `dispatch`
  * is that hook's dispatcher in lib/dispatch.c. */
 .macro BODY name, dispatch, width, x87
-ELT_ENTRY(\name)
+ELT_SEGMENT_ENTRY(\name)
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
@@ -159,7 +159,7 @@ ELT_END(\name)
 
 /* The public entry: idle, return; armed, the body for this CPU. */
 .macro HELPER name, body
-ELT_ENTRY(\name)
+ELT_SEGMENT_ENTRY(\name)
 	cmpb	$0, elt_armed(%rip)
 	je	.Lidle\@
 	jmp	*elt_x86_64_body + \body(%rip)

@@ -65,7 +65,7 @@
 /* The armed half of a helper, for one hook at one vector width; `dispatch`
  * is that hook's dispatcher in lib/dispatch.c. */
 .macro BODY name, dispatch, width
-ELT_ENTRY(\name)
+ELT_SEGMENT_ENTRY(\name)
 	pushq	%rbp
 	.seh_pushreg %rbp
 	movq	%rsp, %rbp
@@ -118,7 +118,7 @@ ELT_END(\name)
 /* The public entry: idle, return; armed, the body for this CPU.  Neither
  * path touches the stack: no unwind data beyond the procedure's bounds. */
 .macro HELPER name, body
-ELT_ENTRY(\name)
+ELT_SEGMENT_ENTRY(\name)
 	.seh_endprologue
 	cmpb	$0, elt_armed(%rip)
 	je	.Lidle\@
