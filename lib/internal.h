@@ -77,23 +77,27 @@ static inline uint32_t elt_registry_hash(elt_function_id id, uint32_t mask)
 	return (uint32_t)(h >> 32) & mask;
 }
 
+/* Where the first probe missed: the rest of the chain (registry.c). */
+ELT_HIDDEN const struct elt_function *
+elt_registry_probe(const struct elt_registry_table *t, elt_function_id id, uint32_t i);
+
 /* Lock-free, and inline: every segment does one.  NULL for an id never
- * registered. */
+ * registered.  The table is kept at most half full, so the first slot
+ * probed usually holds the function: that path runs straight through. */
 static inline const struct elt_function *elt_registry_lookup(elt_function_id id)
 {
 	const struct elt_registry_table *t =
 		atomic_load_explicit(&elt_registry_current, memory_order_acquire);
+	const struct elt_function *fn;
 	uint32_t i;
 
 	if (ELT_UNLIKELY(!t))
 		return NULL;
-	for (i = elt_registry_hash(id, t->mask);; i = (i + 1) & t->mask) {
-		const struct elt_function *fn =
-			atomic_load_explicit(&t->slot[i], memory_order_acquire);
-
-		if (!fn || fn->desc.id == id)
-			return fn;
-	}
+	i = elt_registry_hash(id, t->mask);
+	fn = atomic_load_explicit(&t->slot[i], memory_order_acquire);
+	if (ELT_LIKELY(fn && fn->desc.id == id))
+		return fn;
+	return elt_registry_probe(t, id, i);
 }
 /* Registration is serialized by one lock; a plugin being added holds it
  * while it learns of the functions registered so far, so it misses none. */

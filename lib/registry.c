@@ -43,6 +43,20 @@ static void table_put(struct elt_registry_table *t, struct elt_function *fn)
 	t->used++;
 }
 
+/* The lookup's chain past its first slot, `i`, which held another id. */
+const struct elt_function *
+elt_registry_probe(const struct elt_registry_table *t, elt_function_id id, uint32_t i)
+{
+	for (;;) {
+		const struct elt_function *fn;
+
+		i = (i + 1) & t->mask;
+		fn = atomic_load_explicit(&t->slot[i], memory_order_acquire);
+		if (!fn || fn->desc.id == id)
+			return fn;
+	}
+}
+
 /* Called with the lock held: makes room for one more entry. */
 static int reserve(void)
 {
