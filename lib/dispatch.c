@@ -43,7 +43,7 @@ static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 	}
 }
 
-/* Every plugin's callback for a segment, in order: more than one plugin. */
+/* Every plugin's callback for a segment, in order. */
 static __attribute__((noinline)) void run_callbacks(struct elt_info *info, unsigned which,
 						    unsigned n)
 {
@@ -60,6 +60,20 @@ static __attribute__((noinline)) void run_callbacks(struct elt_info *info, unsig
 	}
 }
 
+/* How many of the first `n` plugins may run in a segment whose helper did
+ * not save the floating-point control state: those before the first that
+ * may change it.  Only a segment in flight while that plugin was added
+ * gets here, and such a segment may miss a new plugin anyway. */
+static __attribute__((noinline, cold)) unsigned float_free_prefix(unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (!(elt_plugins[i].flags & ELT_PLUGIN_NO_FLOAT))
+			break;
+	return i;
+}
+
 /* Invocation tracking, out of line: the dispatcher's own frame then
  * needs no registers for it. */
 static __attribute__((noinline)) void begin_invocation(struct elt_info *info)
@@ -72,25 +86,27 @@ static __attribute__((noinline)) void end_invocation(struct elt_info *info)
 	elt_invocation_end(info);
 }
 
-/* Runs the plugins for a segment whose info has id and fn set; the
- * caller has raised this thread's flag and found the library armed.
- * With one plugin, the usual case, only `info` (on the stack) and the
- * thread's TLS block are live across its callback: the dispatcher saves
- * one register, not six. */
+/* Any other table of plugins than one alone that needs nothing: several
+ * plugins, invocations to stitch, or one that may change the
+ * floating-point control state where the helper saved none. */
 static inline __attribute__((always_inline)) void
-run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation)
+run_plugins_general(struct elt_info *info, unsigned hook, uint32_t state, int fp_saved)
 {
 	unsigned which = elt_hook_index(hook), n;
 
-	info->kind = classify(info, hook, continuation);
-	info->invocation = NULL;
-	if (atomic_load_explicit(&elt_tracking, memory_order_relaxed))
+	if (state & ELT_PLUGINS_TRACKING) {
 		begin_invocation(info);
-	n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
-	if (ELT_LIKELY(n == 1)) {
+		/* Read again rather than kept across the call: it can only
+		 * have grown, and a segment may include a plugin added
+		 * meanwhile. */
+		state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
+	}
+	n = state & ELT_PLUGINS_COUNT_MASK;
+	if (!fp_saved && (state & ELT_PLUGINS_FLOAT))
+		n = float_free_prefix(n);
+	if (n == 1) {
 		elt_segment_callback cb = elt_plugins[0].segment[which];
 
-		info->plugin = 0;
 		if (cb)
 			cb(info, elt_plugins[0].state);
 	} else {
@@ -99,6 +115,34 @@ run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation)
 	/* Only a Leave or Tailcall ends what tracking began. */
 	if (hook != ELT_HOOK_ENTER && info->invocation)
 		end_invocation(info);
+}
+
+/* Runs the plugins for a segment whose info has id and fn set; the
+ * caller has raised this thread's flag and found the library armed.
+ * `fp_saved` (a constant in each instance) is whether the helper saved
+ * the floating-point control state; without, only plugins that leave it
+ * alone may run.  One plugin that needs nothing more, the usual case,
+ * takes one load and one comparison; then only `info` (on the stack) and
+ * the thread's TLS block are live across its callback: the dispatcher
+ * saves one register, not six. */
+static inline __attribute__((always_inline)) void
+run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation, int fp_saved)
+{
+	unsigned which = elt_hook_index(hook);
+	uint32_t ignored = fp_saved ? ELT_PLUGINS_FLOAT : 0, state;
+
+	info->kind = classify(info, hook, continuation);
+	info->invocation = NULL;
+	info->plugin = 0;
+	state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
+	if (ELT_LIKELY((state & ~ignored) == 1)) {
+		elt_segment_callback cb = elt_plugins[0].segment[which];
+
+		if (cb)
+			cb(info, elt_plugins[0].state);
+	} else {
+		run_plugins_general(info, hook, state, fp_saved);
+	}
 }
 
 /*
@@ -140,20 +184,48 @@ static inline __attribute__((always_inline)) int begin_callback(void)
 	return elt_callback_begin();
 }
 
+/* The dispatcher for `hook`: one of the six below. */
+static inline __attribute__((always_inline)) void
+dispatch_hook(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
+	      uintptr_t continuation_out, int fp_saved)
+{
+	switch (hook) {
+	case ELT_HOOK_ENTER:
+		if (fp_saved)
+			elt_dispatch_enter(frame, id, caller_sp);
+		else
+			elt_dispatch_enter_nofloat(frame, id, caller_sp);
+		break;
+	case ELT_HOOK_LEAVE:
+		if (fp_saved)
+			elt_dispatch_leave(frame, id, caller_sp, continuation_out);
+		else
+			elt_dispatch_leave_nofloat(frame, id, caller_sp, continuation_out);
+		break;
+	default:
+		if (fp_saved)
+			elt_dispatch_tailcall(frame, id, caller_sp);
+		else
+			elt_dispatch_tailcall_nofloat(frame, id, caller_sp);
+		break;
+	}
+}
+
 /* A helper's segment on a thread not (yet) attached, out of line: the
  * dispatcher keeps nothing across the attachment. */
 static __attribute__((noinline, cold)) void
 dispatch_unattached(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
-		    uintptr_t continuation_out)
+		    uintptr_t continuation_out, int fp_saved)
 {
 	if (attach_thread())
-		elt_dispatch_frame(frame, id, caller_sp, hook, continuation_out);
+		dispatch_hook(frame, id, caller_sp, hook, continuation_out, fp_saved);
 }
 
-/* One helper's segment; `hook` is a constant in each instance below. */
+/* One helper's segment; `hook` and `fp_saved` are constants in each
+ * instance below. */
 static inline __attribute__((always_inline)) void
 dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
-	       uintptr_t continuation_out)
+	       uintptr_t continuation_out, int fp_saved)
 {
 	/* Where getters reassemble split values: on this stack, so plugins
 	 * of one segment share it and nothing is allocated. */
@@ -161,65 +233,66 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 	struct elt_info info;
 
 	if (ELT_UNLIKELY(!thread_attached())) {
-		dispatch_unattached(frame, id, caller_sp, hook, continuation_out);
+		dispatch_unattached(frame, id, caller_sp, hook, continuation_out, fp_saved);
 		return;
 	}
 	if (!elt_callback_begin())
 		return;
+	/* All but fn first: nothing is then live across the lookup's call
+	 * when its first probe misses. */
 	info.id = id;
-	info.fn = elt_registry_lookup(id);
 	info.caller_sp = caller_sp;
 	info.frame = frame;
 	info.scratch = scratch;
 	info.emitted = NULL;
-	run_plugins(&info, hook, continuation_out);
+	info.fn = elt_registry_lookup(id);
+	run_plugins(&info, hook, continuation_out, fp_saved);
 	elt_callback_end();
 }
 
-/* One function per hook, each with only the registers it needs.  The x86
- * helpers call these directly; the other ports' one body serves every hook
- * and goes through elt_dispatch_frame. */
-ELT_SEGMENT_PATH __attribute__((noinline)) void
-elt_dispatch_enter(const void *frame, elt_function_id id, uintptr_t caller_sp)
-{
-	dispatch_frame(frame, id, caller_sp, ELT_HOOK_ENTER, 0);
-}
+/* One function per hook, each with only the registers it needs, and a
+ * second for helpers that saved no floating-point state.  The x86 helpers
+ * call these directly; the other ports' one body serves every hook and
+ * goes through elt_dispatch_frame. */
+#define DISPATCHERS(suffix, fp_saved)                                          \
+	ELT_SEGMENT_PATH __attribute__((noinline)) void                         \
+	elt_dispatch_enter##suffix(const void *frame, elt_function_id id,       \
+				   uintptr_t caller_sp)                         \
+	{                                                                       \
+		dispatch_frame(frame, id, caller_sp, ELT_HOOK_ENTER, 0, fp_saved); \
+	}                                                                       \
+	ELT_SEGMENT_PATH __attribute__((noinline)) void                         \
+	elt_dispatch_leave##suffix(const void *frame, elt_function_id id,       \
+				   uintptr_t caller_sp, uintptr_t continuation_out) \
+	{                                                                       \
+		dispatch_frame(frame, id, caller_sp, ELT_HOOK_LEAVE,            \
+			       continuation_out, fp_saved);                     \
+	}                                                                       \
+	ELT_SEGMENT_PATH __attribute__((noinline)) void                         \
+	elt_dispatch_tailcall##suffix(const void *frame, elt_function_id id,    \
+				      uintptr_t caller_sp)                      \
+	{                                                                       \
+		dispatch_frame(frame, id, caller_sp, ELT_HOOK_TAILCALL, 0, fp_saved); \
+	}
 
-ELT_SEGMENT_PATH __attribute__((noinline)) void
-elt_dispatch_leave(const void *frame, elt_function_id id, uintptr_t caller_sp,
-		   uintptr_t continuation_out)
-{
-	dispatch_frame(frame, id, caller_sp, ELT_HOOK_LEAVE, continuation_out);
-}
+DISPATCHERS(, 1)
+DISPATCHERS(_nofloat, 0)
 
-ELT_SEGMENT_PATH __attribute__((noinline)) void
-elt_dispatch_tailcall(const void *frame, elt_function_id id, uintptr_t caller_sp)
-{
-	dispatch_frame(frame, id, caller_sp, ELT_HOOK_TAILCALL, 0);
-}
-
+/* The other ports' helpers always save the floating-point control state. */
 ELT_SEGMENT_PATH void
 elt_dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
 		   uintptr_t continuation_out)
 {
-	switch (hook) {
-	case ELT_HOOK_ENTER:
-		elt_dispatch_enter(frame, id, caller_sp);
-		break;
-	case ELT_HOOK_LEAVE:
-		elt_dispatch_leave(frame, id, caller_sp, continuation_out);
-		break;
-	default:
-		elt_dispatch_tailcall(frame, id, caller_sp);
-		break;
-	}
+	dispatch_hook(frame, id, caller_sp, hook, continuation_out, 1);
 }
 
+/* A producer's segment: its caller is C code, which expects no more of
+ * the floating-point state across a call than the C ABI promises. */
 ELT_SEGMENT_PATH void
 elt_dispatch_emitted(struct elt_info *info, unsigned hook, uintptr_t continuation)
 {
 	if (!begin_callback())
 		return;
-	run_plugins(info, hook, continuation);
+	run_plugins(info, hook, continuation, 1);
 	elt_callback_end();
 }

@@ -13,6 +13,7 @@
 
 #include "hook.h"
 #include "plan.h"
+#include "plugin-state.h"
 
 /* PE/COFF has no symbol visibility: a DLL exports only what is marked
  * dllexport (ELT_API), so everything else is internal already. */
@@ -126,18 +127,23 @@ struct elt_plugin_slot {
 	void (*thread_exit)(void *);
 	elt_status (*fini)(void *);
 	void *(*function_added)(void *, const elt_function_desc *);
+	uint32_t flags;         /* ELT_PLUGIN_*, as the descriptor says */
 	char name[64];
 };
 
 ELT_HIDDEN extern struct elt_plugin_slot elt_plugins[ELT_MAX_PLUGINS];
-ELT_HIDDEN extern _Atomic unsigned elt_plugin_count;
+/* plugin-state.h: the count and what the plugins need, published with a
+ * release store once the slot is filled. */
+ELT_HIDDEN extern _Atomic uint32_t elt_plugins_state;
+static inline unsigned elt_plugins_in_use(void)
+{
+	return atomic_load_explicit(&elt_plugins_state, memory_order_acquire) &
+	       ELT_PLUGINS_COUNT_MASK;
+}
 /* Nonzero while a segment has somewhere to go: a plugin is present and the
  * library has not stopped.  The first thing every helper reads (a plain
  * byte load in assembly): clear, it returns at once, saving nothing. */
 ELT_HIDDEN extern _Atomic unsigned char elt_armed;
-/* Nonzero once a plugin that wants invocations was added (plugin.h,
- * ELT_PLUGIN_NO_INVOCATIONS): segments are then stitched into them. */
-ELT_HIDDEN extern _Atomic unsigned char elt_tracking;
 /* ELT_HOOK_ENTER, _LEAVE, _TAILCALL (1, 2, 4) as 0, 1, 2. */
 static inline unsigned elt_hook_index(unsigned hook)
 {
@@ -296,6 +302,15 @@ ELT_HIDDEN void elt_dispatch_leave(const void *frame, elt_function_id id,
 				   uintptr_t caller_sp, uintptr_t continuation_out);
 ELT_HIDDEN void elt_dispatch_tailcall(const void *frame, elt_function_id id,
 				      uintptr_t caller_sp);
+/* The same for a helper that did not save the floating-point control
+ * state, having found ELT_PLUGINS_FLOAT clear: they run no plugin that
+ * may change it (one added meanwhile waits for the next segment). */
+ELT_HIDDEN void elt_dispatch_enter_nofloat(const void *frame, elt_function_id id,
+					   uintptr_t caller_sp);
+ELT_HIDDEN void elt_dispatch_leave_nofloat(const void *frame, elt_function_id id,
+					   uintptr_t caller_sp, uintptr_t continuation_out);
+ELT_HIDDEN void elt_dispatch_tailcall_nofloat(const void *frame, elt_function_id id,
+					      uintptr_t caller_sp);
 /* The same for a segment whose values are in memory (emit.c): info has
  * id, fn (its one lookup), emitted, caller_sp and frame set; `continuation` is the one the
  * producer passed, an argument (Enter) or a return value (Leave). */

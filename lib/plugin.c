@@ -38,10 +38,12 @@
 #define ELT_PLUGIN_ABI_MAJOR_MIN 1
 
 struct elt_plugin_slot elt_plugins[ELT_MAX_PLUGINS];
-_Atomic unsigned elt_plugin_count;
+_Atomic uint32_t elt_plugins_state;
+_Static_assert(ELT_MAX_PLUGINS <= ELT_PLUGINS_COUNT_MASK, "the count fits its field");
+_Static_assert(ELT_PLUGINS_FLOAT == ELT_PLUGINS_FLOAT_BIT << (8 * ELT_PLUGINS_FLOAT_BYTE),
+	       "the helpers' byte test is the bit (little-endian)");
 _Atomic unsigned char elt_armed;
 _Atomic int elt_stopped;
-_Atomic unsigned char elt_tracking;
 static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A field of the descriptor, or NULL when the plugin was built before the
@@ -100,7 +102,7 @@ static void tell_function(struct elt_function *fn, void *arg)
 
 void elt_plugins_function_added(struct elt_function *fn)
 {
-	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	unsigned n = elt_plugins_in_use();
 	unsigned i;
 
 	if (atomic_load_explicit(&elt_stopped, memory_order_relaxed))
@@ -117,6 +119,7 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	const char *who = d && d->struct_size >= offsetof(elt_plugin, name) + sizeof(d->name)
 		&& d->name ? d->name : "(unnamed)";
 	elt_status st;
+	uint32_t state;
 	unsigned n;
 
 	if (!d)
@@ -130,7 +133,8 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 		pthread_mutex_unlock(&plugin_lock);
 		return elt_set_error(ELT_E_STATE, "plugin %s: the library has shut down", who);
 	}
-	n = atomic_load_explicit(&elt_plugin_count, memory_order_relaxed);
+	state = atomic_load_explicit(&elt_plugins_state, memory_order_relaxed);
+	n = state & ELT_PLUGINS_COUNT_MASK;
 	if (n == ELT_MAX_PLUGINS) {
 		pthread_mutex_unlock(&plugin_lock);
 		return elt_set_error(ELT_E_LIMIT, "plugin %s: %d plugins are in use already",
@@ -147,6 +151,7 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	p->function_added = DESC_FIELD(d, function_added);
 	p->thread_exit = DESC_FIELD(d, thread_exit);
 	p->fini = DESC_FIELD(d, fini);
+	p->flags = DESC_FLAGS(d);
 
 	if (DESC_FIELD(d, init)) {
 		elt_set_error(ELT_OK, "%s", "");
@@ -170,9 +175,12 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 		elt_registry_foreach(tell_function, p);
 	elt_invocations_set_storage(n, DESC_STORAGE(d));
 	elt_function_storage_set_size(n, DESC_FUNCTION_STORAGE(d));
-	if (!(DESC_FLAGS(d) & ELT_PLUGIN_NO_INVOCATIONS))
-		atomic_store_explicit(&elt_tracking, 1, memory_order_relaxed);
-	atomic_store_explicit(&elt_plugin_count, n + 1, memory_order_release);
+	state = (state & ~(uint32_t)ELT_PLUGINS_COUNT_MASK) | (n + 1);
+	if (!(p->flags & ELT_PLUGIN_NO_INVOCATIONS))
+		state |= ELT_PLUGINS_TRACKING;
+	if (!(p->flags & ELT_PLUGIN_NO_FLOAT))
+		state |= ELT_PLUGINS_FLOAT;
+	atomic_store_explicit(&elt_plugins_state, state, memory_order_release);
 	atomic_store_explicit(&elt_armed, 1, memory_order_release);
 	elt_registry_unlock();
 	pthread_mutex_unlock(&plugin_lock);
@@ -331,7 +339,7 @@ elt_status elt_plugins_load(const char *spec)
 
 void elt_plugins_thread_exit(void)
 {
-	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	unsigned n = elt_plugins_in_use();
 	unsigned i;
 
 	/* Plugin code, like a segment: shutdown waits for it, and once the
@@ -364,7 +372,7 @@ static int plugin_finishing = -1;
 
 elt_status elt_plugins_fini(void)
 {
-	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	unsigned n = elt_plugins_in_use();
 	elt_status result = ELT_OK;
 	unsigned i;
 
@@ -389,7 +397,7 @@ elt_status elt_plugins_fini(void)
  * finishing, if it was added twice), or -1 with the error set. */
 static int slot_of(const elt_plugin *self, const char *what)
 {
-	unsigned n = atomic_load_explicit(&elt_plugin_count, memory_order_acquire);
+	unsigned n = elt_plugins_in_use();
 	unsigned plugin;
 
 	if (plugin_finishing >= 0 && elt_plugins[plugin_finishing].desc == self)

@@ -10,6 +10,11 @@
  * running in each rounding mode in turn, checks after each helper returns
  * that fegetround() and the trap mask are its own, and that a division
  * still rounds as it did before the call.
+ *
+ * First a plugin that does the same while saying ELT_PLUGIN_NO_FLOAT: on
+ * x86-64 the helpers believe it and save nothing, so its mode reaches the
+ * caller (which shows the saving skipped); elsewhere they save anyway.
+ * It stays for the rest, where the honest plugin makes every helper save.
  */
 #ifndef _GNU_SOURCE
 # define _GNU_SOURCE 1          /* feenableexcept, fegetexcept (glibc) */
@@ -103,6 +108,27 @@ static void meddle(const elt_info *info, void *state)
 
 ELT_PLUGIN_DEFINE(meddler, .enter = meddle, .leave = meddle, .tailcall = meddle);
 
+static unsigned liar_calls;
+
+static void meddle_quietly(const elt_info *info, void *state)
+{
+	(void)info;
+	(void)state;
+	liar_calls++;
+	fesetround(plugin_mode);
+}
+
+ELT_PLUGIN_DEFINE(liar, .enter = meddle_quietly, .leave = meddle_quietly,
+		  .tailcall = meddle_quietly, .flags = ELT_PLUGIN_NO_FLOAT);
+
+/* x86-64 helpers skip the FP control state while every plugin says
+ * ELT_PLUGIN_NO_FLOAT (doc/abi.md); the other ports always keep it. */
+#if defined(__x86_64__)
+# define TRUSTS_NO_FLOAT 1
+#else
+# define TRUSTS_NO_FLOAT 0
+#endif
+
 /* --- the instrumented side ------------------------------------------------ */
 
 static void target(void)
@@ -161,7 +187,27 @@ int main(void)
 	probe_function = 0xf0e1;
 	probe_target = target;
 	if (elt_register_function(probe_function, "FloatingWork", "v()", 0) != ELT_OK ||
-	    elt_plugin_add(&elt_plugin_meddler, NULL) != ELT_OK)
+	    elt_plugin_add(&elt_plugin_liar, NULL) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+
+	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++) {
+		int mode_after;
+
+		plugin_mode = modes[1].mode;
+		fesetround(modes[0].mode);
+		h[i].call();
+		mode_after = fegetround();
+		fesetround(modes[0].mode);
+		ok(liar_calls == i + 1 && (mode_after == modes[1].mode) == TRUSTS_NO_FLOAT,
+		   "%s, only ELT_PLUGIN_NO_FLOAT plugins: %s", h[i].name,
+		   TRUSTS_NO_FLOAT ? "the helper saves nothing, so a plugin that says "
+				     "it falsely leaks its rounding mode"
+				   : "the helper keeps the caller's rounding mode anyway");
+		if (liar_calls != i + 1)
+			tap_diag("  the plugin ran %u times in %u calls", liar_calls, i + 1);
+	}
+
+	if (elt_plugin_add(&elt_plugin_meddler, NULL) != ELT_OK)
 		tap_bail("setup: %s", elt_last_error());
 
 	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)

@@ -4,8 +4,11 @@
  * calls it (aligned and misaligned stack, async function with a live
  * continuation, unknown function), while the plugin damages everything C
  * code may: FP and SIMD math, memcpy, printf, libc string functions, and
- * an explicit clobber of every caller-saved register.
+ * an explicit clobber of every caller-saved register.  First with a plugin
+ * that says ELT_PLUGIN_NO_FLOAT alone (on x86-64 the helpers then save no
+ * FP control state and call other dispatchers), then with both.
  */
+#define ELT_PLUGIN_STATIC 1     /* two plugins here, neither a module */
 #include "tap.h"
 #include "registers.h"
 
@@ -59,6 +62,29 @@ static void clobber_cb(const elt_info *info, void *state)
 ELT_PLUGIN_DEFINE(clobber, .enter = clobber_cb, .leave = clobber_cb,
 		  .tailcall = clobber_cb);
 
+/* The same damage without floating-point arithmetic: integer vector
+ * work in libc and every caller-saved register, vector ones included. */
+static void clobber_integers_cb(const elt_info *info, void *state)
+{
+	static unsigned char big_a[8192], big_b[8192];
+	size_t n = 4;
+	elt_range r[4];
+
+	(void)state;
+	callbacks++;
+	elt_get_enter_info(info, r, &n, NULL);
+	elt_get_return_info(info, r);
+	memset(big_a, 0x3c, sizeof(big_a));
+	memcpy(big_b, big_a, sizeof(big_b));
+	if (memcmp(big_a, big_b, sizeof(big_b)) != 0 || memchr(big_a, 0, sizeof(big_a)))
+		callbacks += 1000;      /* a wrong count shows it */
+	regs_clobber();
+}
+
+ELT_PLUGIN_DEFINE(clobber_integers, .enter = clobber_integers_cb,
+		  .leave = clobber_integers_cb, .tailcall = clobber_integers_cb,
+		  .flags = ELT_PLUGIN_NO_FLOAT);
+
 static const elt_function_id ASYNC_ID = 0x1000, UNKNOWN_ID = 0x9999;
 static uintptr_t fake_stack[8];
 
@@ -96,9 +122,9 @@ static unsigned variant_count(const struct helper *h)
 }
 
 /* Every helper, every variant, both alignments, async or not; `armed`:
- * a plugin is present, so each call must reach it exactly once, else the
- * helper returns early and must reach nothing. */
-static void check_helpers(struct regs *in, struct regs *out, int armed)
+ * how many plugins each call must reach, once each (none: the helper
+ * returns early). */
+static void check_helpers(struct regs *in, struct regs *out, unsigned armed)
 {
 	static unsigned seed;
 	unsigned i, variant;
@@ -108,7 +134,7 @@ static void check_helpers(struct regs *in, struct regs *out, int armed)
 		for (variant = 0; variant < variant_count(&helpers[i]); variant++)
 			for (misalign = 0; misalign < 2; misalign++)
 				for (async = 0; async < 2; async++) {
-					unsigned before = callbacks, want = before + !!armed;
+					unsigned before = callbacks, want = before + armed;
 					char why[160] = "";
 					int same;
 
@@ -120,7 +146,9 @@ static void check_helpers(struct regs *in, struct regs *out, int armed)
 					same = regs_compare(in, out, why, sizeof(why));
 					ok(same && callbacks == want,
 					   "%s %s preserves every register (%s, %s stack, %s)",
-					   armed ? "armed" : "idle", helpers[i].name,
+					   armed == 2 ? "armed (FP-changing plugin too)" :
+					   armed ? "armed (ELT_PLUGIN_NO_FLOAT)" : "idle",
+					   helpers[i].name,
 					   regs_variant_name(variant),
 					   misalign ? "misaligned" : "aligned",
 					   async ? "async with a live continuation" : "unknown function");
@@ -157,9 +185,13 @@ int main(void)
 	/* No plugin yet: every helper takes its early return. */
 	check_helpers(in, out, 0);
 	check_armed_byte(0);
-	if (elt_plugin_add(&elt_plugin_clobber, NULL) != ELT_OK)
+	if (elt_plugin_add(&elt_plugin_clobber_integers, NULL) != ELT_OK)
 		tap_bail("setup: %s", elt_last_error());
 	check_helpers(in, out, 1);
+	check_armed_byte(1);
+	if (elt_plugin_add(&elt_plugin_clobber, NULL) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+	check_helpers(in, out, 2);
 	check_armed_byte(1);
 	elt_shutdown();
 	/* Shut down: idle again. */

@@ -4,7 +4,12 @@
  * the status flags the code had) and the x87 control word, read before
  * the plugins at these offsets from %rsp and, since reading is cheap and
  * loading is not, reloaded only when a plugin changed them.  SCRATCH: four
- * bytes the comparison may use.  Assembly only.
+ * bytes the comparison may use.
+ *
+ * Reading costs too: while every plugin says ELT_PLUGIN_NO_FLOAT
+ * (ELT_PLUGINS_FLOAT clear, plugin-state.h) the helpers do neither, out of line, and call
+ * the _nofloat dispatchers, which run no plugin that could change the
+ * state.  Assembly only.
  */
 #ifndef ELT_X86_64_FP_CONTROL_H
 #define ELT_X86_64_FP_CONTROL_H

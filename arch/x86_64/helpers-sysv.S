@@ -26,6 +26,7 @@
 #include "cpu.h"
 #include "fp-control.h"
 #include "frame.h"
+#include "plugin-state.h"
 
 	.text
 
@@ -117,7 +118,6 @@ ELT_SEGMENT_ENTRY(\name)
 	 * dependency) on most CPUs.  The uppers are saved; clear them. */
 	vzeroupper
 	.endif
-	SAVE_FP_CONTROL ELT_X86_64_MXCSR, ELT_X86_64_FCW
 	.if \x87
 	SAVE_X87
 	.else
@@ -126,13 +126,15 @@ ELT_SEGMENT_ENTRY(\name)
 
 	/* dispatch(frame, id, caller SP[, continuation]): a Leave's
 	 * continuation return register, %rcx, is already its fourth
-	 * argument. */
+	 * argument.  Straight on while no plugin can change the FP control
+	 * state, out of line to save and check it otherwise. */
 	movq	%rsp, %rdi
 	movq	16(%rbp), %rsi
 	movq	24(%rbp), %rdx
-	call	\dispatch
-
-	RESTORE_FP_CONTROL ELT_X86_64_MXCSR, ELT_X86_64_FCW, ELT_X86_64_SCRATCH
+	testb	$ELT_PLUGINS_FLOAT_BIT, elt_plugins_state + ELT_PLUGINS_FLOAT_BYTE(%rip)
+	jne	.Lfloat\@
+	call	\dispatch\()_nofloat
+.Ldispatched\@:
 	.if \x87
 	RESTORE_X87
 	.endif
@@ -148,11 +150,19 @@ ELT_SEGMENT_ENTRY(\name)
 	movq	ELT_X86_64_R11(%rsp), %r11
 
 	movq	%rbp, %rsp
+	.cfi_remember_state
 	.cfi_def_cfa_register %rsp
 	popq	%rbp
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbp
 	ret	$16
+
+	.cfi_restore_state
+.Lfloat\@:
+	SAVE_FP_CONTROL ELT_X86_64_MXCSR, ELT_X86_64_FCW
+	call	\dispatch
+	RESTORE_FP_CONTROL ELT_X86_64_MXCSR, ELT_X86_64_FCW, ELT_X86_64_SCRATCH
+	jmp	.Ldispatched\@
 ELT_END(\name)
 	ELT_LOCAL(\name)
 .endm
@@ -172,6 +182,10 @@ ELT_END(\name)
 	ELT_LOCAL(elt_dispatch_enter)
 	ELT_LOCAL(elt_dispatch_leave)
 	ELT_LOCAL(elt_dispatch_tailcall)
+	ELT_LOCAL(elt_dispatch_enter_nofloat)
+	ELT_LOCAL(elt_dispatch_leave_nofloat)
+	ELT_LOCAL(elt_dispatch_tailcall_nofloat)
+	ELT_LOCAL(elt_plugins_state)
 	ELT_LOCAL(elt_x86_64_body)
 	ELT_LOCAL(elt_x86_64_bodies)
 

@@ -29,6 +29,7 @@
 #include "cpu.h"
 #include "fp-control.h"
 #include "frame-win64.h"
+#include "plugin-state.h"
 
 /* Where the register image starts above the stack pointer of the C call:
  * past the 32-byte home area, at the next 64-byte boundary. */
@@ -88,17 +89,18 @@ ELT_SEGMENT_ENTRY(\name)
 	 * AVX/SSE transition on most CPUs.  They are saved; clear them. */
 	vzeroupper
 	.endif
-	/* nonvolatile: the C code keeps them, unless a plugin broke that rule */
-	SAVE_FP_CONTROL (IMAGE+ELT_WIN64_MXCSR), (IMAGE+ELT_WIN64_FCW)
-
-	/* dispatch(frame, id, caller SP[, continuation]) */
+	/* dispatch(frame, id, caller SP[, continuation]).  Straight on
+	 * while no plugin can change the FP control state (nonvolatile: the
+	 * C code keeps it, unless a plugin broke that rule), out of line to
+	 * save and check it otherwise. */
 	movq	%rcx, %r9
 	leaq	IMAGE(%rsp), %rcx
 	movq	16(%rbp), %rdx
 	movq	24(%rbp), %r8
-	call	\dispatch
-
-	RESTORE_FP_CONTROL (IMAGE+ELT_WIN64_MXCSR), (IMAGE+ELT_WIN64_FCW), (IMAGE+ELT_WIN64_SCRATCH)
+	testb	$ELT_PLUGINS_FLOAT_BIT, elt_plugins_state + ELT_PLUGINS_FLOAT_BYTE(%rip)
+	jne	.Lfloat\@
+	call	\dispatch\()_nofloat
+.Ldispatched\@:
 	VECTORS	restore, \width
 	movq	IMAGE + ELT_WIN64_RCX(%rsp), %rcx
 	movq	IMAGE + ELT_WIN64_RDX(%rsp), %rdx
@@ -112,6 +114,14 @@ ELT_SEGMENT_ENTRY(\name)
 	leaq	0(%rbp), %rsp
 	popq	%rbp
 	ret	$16
+
+	/* Past the epilog, the frame set up: the unwinder goes by the
+	 * prolog's codes here. */
+.Lfloat\@:
+	SAVE_FP_CONTROL (IMAGE+ELT_WIN64_MXCSR), (IMAGE+ELT_WIN64_FCW)
+	call	\dispatch
+	RESTORE_FP_CONTROL (IMAGE+ELT_WIN64_MXCSR), (IMAGE+ELT_WIN64_FCW), (IMAGE+ELT_WIN64_SCRATCH)
+	jmp	.Ldispatched\@
 ELT_END(\name)
 .endm
 

@@ -79,6 +79,14 @@ typedef struct elt_plugin {
  * plugin added later sees their resumes as orphans. */
 #define ELT_PLUGIN_NO_INVOCATIONS (1u << 0)
 
+/* The plugin's segment callbacks, and all they call, do no floating-point
+ * arithmetic and leave the floating-point control state alone (rounding
+ * mode, exception masks).  While every plugin says so, the x86-64 helpers
+ * skip saving and checking that state, about a tenth of an empty
+ * segment's cost (doc/abi.md).  A plugin that says so falsely leaks its
+ * rounding mode or exception flags into the instrumented code. */
+#define ELT_PLUGIN_NO_FLOAT (1u << 1)
+
 /* Declares a plugin in one statement:
  *
  *     ELT_PLUGIN_DEFINE(counting,

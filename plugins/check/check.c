@@ -514,4 +514,5 @@ ELT_PLUGIN_DEFINE(check,
 	.leave = check_leave,
 	.tailcall = check_tailcall,
 	.function_added = check_function_added,
-	.fini = check_fini);
+	.fini = check_fini,
+	.flags = ELT_PLUGIN_NO_FLOAT);

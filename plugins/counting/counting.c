@@ -85,5 +85,6 @@ ELT_PLUGIN_DEFINE(counting,
 	.init = counting_init, .enter = count, .leave = count, .tailcall = count,
 	.fini = counting_fini,
 	.function_storage = ELT_SEGMENT_KIND_COUNT * sizeof(uint64_t),
-	/* It never asks for invocations: none are stitched for it alone. */
-	.flags = ELT_PLUGIN_NO_INVOCATIONS);
+	/* It never asks for invocations: none are stitched for it alone;
+	 * and its integers leave the FP control state alone. */
+	.flags = ELT_PLUGIN_NO_INVOCATIONS | ELT_PLUGIN_NO_FLOAT);

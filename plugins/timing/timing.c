@@ -750,4 +750,7 @@ ELT_PLUGIN_DEFINE(timing,
 	.function_added = timing_function_added,
 	.thread_exit = timing_thread_exit,
 	.fini = timing_fini,
+	/* Integer clocks and histograms in the callbacks; only fini's
+	 * report computes in floating point. */
+	.flags = ELT_PLUGIN_NO_FLOAT,
 	.invocation_storage = sizeof(struct invocation_record));

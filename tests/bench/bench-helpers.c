@@ -47,8 +47,9 @@ static void empty_cb(const elt_info *info, void *state)
 }
 /* An empty plugin, the second one with invocations stitched for it. */
 ELT_PLUGIN_DEFINE(empty, .enter = empty_cb, .leave = empty_cb,
-		  .flags = ELT_PLUGIN_NO_INVOCATIONS);
-ELT_PLUGIN_DEFINE(empty_tracked, .enter = empty_cb, .leave = empty_cb);
+		  .flags = ELT_PLUGIN_NO_INVOCATIONS | ELT_PLUGIN_NO_FLOAT);
+ELT_PLUGIN_DEFINE(empty_tracked, .enter = empty_cb, .leave = empty_cb,
+		  .flags = ELT_PLUGIN_NO_FLOAT);
 
 enum work { BARE, STUB, PAIR, GUARDED, EMIT, ASYNC };
 
