@@ -28,7 +28,7 @@
 #define ELT_X86_64_RAX         48       /* return; %al = vector args of a varargs call */
 #define ELT_X86_64_R10         56
 #define ELT_X86_64_R11         64
-#define ELT_X86_64_X87_DEPTH   72       /* uint32: x87 registers saved (Leave) */
+#define ELT_X86_64_X87_DEPTH   72       /* uint32: x87 registers saved (elt_helper_leave_x87 only) */
 #define ELT_X86_64_MXCSR       76       /* uint32: the code's MXCSR */
 #define ELT_X86_64_X87         80       /* st0, st1: 16 bytes each, 80 bits used */
 #define ELT_X86_64_X87_SLOT    16

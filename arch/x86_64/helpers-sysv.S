@@ -120,8 +120,6 @@ ELT_SEGMENT_ENTRY(\name)
 	.endif
 	.if \x87
 	SAVE_X87
-	.else
-	movl	$0, ELT_X86_64_X87_DEPTH(%rsp)
 	.endif
 
 	/* dispatch(frame, id, caller SP[, continuation]): a Leave's
