@@ -25,7 +25,7 @@
 #define ELT_I386_FCW           16       /* uint16: the code's x87 control word */
 #define ELT_I386_SCRATCH       20       /* uint32: MXCSR/FCW after the plugins */
 #define ELT_I386_VEC_WIDTH     24       /* uint32: what was saved (ELT_I386_VEC_*) */
-#define ELT_I386_X87_DEPTH     28       /* uint32: x87 registers saved (Leave) */
+#define ELT_I386_X87_DEPTH     28       /* uint32: x87 registers saved (elt_helper_leave_x87 only) */
 #define ELT_I386_ST0_DOUBLE    32       /* st0 rounded to double (depth >= 1) */
 #define ELT_I386_ST0_FLOAT     40       /* st0 rounded to float (depth >= 1) */
 #define ELT_I386_X87_ENV       44       /* fnstenv image, 28 bytes (depth >= 1) */

@@ -28,6 +28,7 @@
  */
 #include "asm.h"
 #include "frame.h"
+#include "plugin-state.h"
 
 	.text
 
@@ -115,8 +116,17 @@ elt_i386_pc_thunk_ax:
 .endm
 
 /* The FP control state is the instrumented code's, whatever a plugin did
- * (doc/abi.md): reloaded only when a plugin changed it, since reading is
- * cheap and loading is not. */
+ * (doc/abi.md): read before the plugins, `above` bytes above %esp the
+ * frame starts at, and reloaded only when a plugin changed it, since
+ * reading is cheap and loading is not.  The x87 control word before
+ * SAVE_X87 masks the exceptions. */
+.macro SAVE_FP_CONTROL width, above
+	.if \width != ELT_I386_VEC_NONE
+	stmxcsr	ELT_I386_MXCSR + \above(%esp)
+	.endif
+	fnstcw	ELT_I386_FCW + \above(%esp)
+.endm
+
 .macro RESTORE_FP_CONTROL width
 	.if \width != ELT_I386_VEC_NONE
 	stmxcsr	ELT_I386_SCRATCH(%esp)
@@ -136,7 +146,14 @@ elt_i386_pc_thunk_ax:
 
 /* The armed half of a helper, for one hook at one vector width; `dispatch`
  * is that hook's dispatcher in lib/dispatch.c.  On entry the caller's
- * %eax is on the stack above the return address. */
+ * %eax is on the stack above the return address, and %eax holds the GOT
+ * address HELPER computed.
+ *
+ * While no plugin may change the FP control state (ELT_PLUGINS_FLOAT
+ * clear, plugin-state.h), a body other than the x87 Leave neither saves
+ * nor checks it and calls the _nofloat dispatcher; otherwise it does both
+ * out of line, after its return.  The x87 Leave always does: its fnstenv
+ * and fldenv are the x87 part of the state anyway. */
 .macro BODY name, dispatch, width, x87
 ELT_SEGMENT_ENTRY(\name)
 	.cfi_adjust_cfa_offset 4
@@ -148,10 +165,11 @@ ELT_SEGMENT_ENTRY(\name)
 	subl	$ELT_I386_FRAME_SIZE, %esp
 	andl	$-ELT_I386_FRAME_ALIGN, %esp
 
-	movl	4(%ebp), %eax
-	movl	%eax, ELT_I386_EAX(%esp)
 	movl	%edx, ELT_I386_EDX(%esp)
 	movl	%ecx, ELT_I386_ECX(%esp)
+	movl	%eax, %edx              /* the GOT */
+	movl	4(%ebp), %eax
+	movl	%eax, ELT_I386_EAX(%esp)
 	movl	$\width, ELT_I386_VEC_WIDTH(%esp)
 	VECTORS	save, \width
 	.if \width >= ELT_I386_VEC_AVX
@@ -159,14 +177,9 @@ ELT_SEGMENT_ENTRY(\name)
 	 * AVX/SSE transition on most CPUs.  They are saved; clear them. */
 	vzeroupper
 	.endif
-	.if \width != ELT_I386_VEC_NONE
-	stmxcsr	ELT_I386_MXCSR(%esp)
-	.endif
-	fnstcw	ELT_I386_FCW(%esp)      /* before SAVE_X87 masks the exceptions */
 	.if \x87
+	SAVE_FP_CONTROL \width, 0
 	SAVE_X87
-	.else
-	movl	$0, ELT_I386_X87_DEPTH(%esp)
 	.endif
 
 	/* dispatch(frame, id, caller SP[, continuation]), the stack 16-byte
@@ -180,19 +193,27 @@ ELT_SEGMENT_ENTRY(\name)
 	movl	16(%ebp), %eax
 	movl	%eax, 8(%esp)
 	movl	%ecx, 12(%esp)
+	.if \x87
 	call	\dispatch
 	addl	$16, %esp
-
 	RESTORE_FP_CONTROL \width
-	.if \x87
 	RESTORE_X87
+	.else
+	testb	$ELT_PLUGINS_FLOAT_BIT, elt_plugins_state + ELT_PLUGINS_FLOAT_BYTE@GOTOFF(%edx)
+	jne	.Lfloat\@
+	call	\dispatch\()_nofloat
+	addl	$16, %esp
 	.endif
+.Ldispatched\@:
 	VECTORS	restore, \width
 	movl	ELT_I386_EAX(%esp), %eax
 	movl	ELT_I386_EDX(%esp), %edx
 	movl	ELT_I386_ECX(%esp), %ecx
 
 	movl	%ebp, %esp
+	.if !\x87
+	.cfi_remember_state
+	.endif
 	.cfi_def_cfa_register %esp
 	popl	%ebp
 	.cfi_adjust_cfa_offset -4
@@ -200,6 +221,16 @@ ELT_SEGMENT_ENTRY(\name)
 	leal	4(%esp), %esp           /* the entry's copy of %eax */
 	.cfi_adjust_cfa_offset -4
 	ret	$8
+
+	.if !\x87
+	.cfi_restore_state
+.Lfloat\@:
+	SAVE_FP_CONTROL \width, 16     /* the arguments are pushed */
+	call	\dispatch
+	addl	$16, %esp
+	RESTORE_FP_CONTROL \width
+	jmp	.Ldispatched\@
+	.endif
 ELT_END(\name)
 	ELT_LOCAL(\name)
 .endm
@@ -225,6 +256,10 @@ ELT_END(\name)
 	ELT_LOCAL(elt_dispatch_enter)
 	ELT_LOCAL(elt_dispatch_leave)
 	ELT_LOCAL(elt_dispatch_tailcall)
+	ELT_LOCAL(elt_dispatch_enter_nofloat)
+	ELT_LOCAL(elt_dispatch_leave_nofloat)
+	ELT_LOCAL(elt_dispatch_tailcall_nofloat)
+	ELT_LOCAL(elt_plugins_state)
 	ELT_LOCAL(elt_i386_body)
 	ELT_LOCAL(elt_i386_bodies)
 
