@@ -1,6 +1,6 @@
 /*
  * elt_plugins_state: what a segment must know of the plugins, in one word
- * it reads once (plugin.c writes it, dispatch.c and the x86-64 helpers read
+ * it reads once (plugin.c writes it, dispatch.c and the x86 helpers read
  * it).  The count of plugins in the table and whether any of them wants
  * invocations or may change the floating-point control state; it only
  * grows, like the table.  A word of one plugin and neither bit is the

@@ -81,7 +81,7 @@ typedef struct elt_plugin {
 
 /* The plugin's segment callbacks, and all they call, do no floating-point
  * arithmetic and leave the floating-point control state alone (rounding
- * mode, exception masks).  While every plugin says so, the x86-64 helpers
+ * mode, exception masks).  While every plugin says so, the x86 helpers
  * skip saving and checking that state, about a tenth of an empty
  * segment's cost (doc/abi.md).  A plugin that says so falsely leaks its
  * rounding mode or exception flags into the instrumented code. */
