@@ -32,26 +32,34 @@
 #endif
 
 static unsigned callbacks;
+static unsigned char big_a[8192], big_b[8192];
 
-static void clobber_cb(const elt_info *info, void *state)
+/* What both plugins do first: count, run the getters (they are on this
+ * path too) and libc's widest vector moves and compares. */
+static void damage_without_float(const elt_info *info)
 {
-	static unsigned char big_a[8192], big_b[8192];
-	static FILE *devnull;
-	volatile double x = 1.5;
-	char text[128];
 	size_t n = 4;
 	elt_range r[4];
 
-	(void)state;
 	callbacks++;
-	/* the getters themselves run on this path too */
 	elt_get_enter_info(info, r, &n, NULL);
 	elt_get_return_info(info, r);
+	memset(big_a, 0x5a, sizeof(big_a));
+	memcpy(big_b, big_a, sizeof(big_b));
+	if (memcmp(big_a, big_b, sizeof(big_b)) != 0 || memchr(big_a, 0, sizeof(big_a)))
+		callbacks += 1000;      /* a wrong count shows it */
+}
 
+static void clobber_cb(const elt_info *info, void *state)
+{
+	static FILE *devnull;
+	volatile double x = 1.5;
+	char text[128];
+
+	(void)state;
+	damage_without_float(info);
 	if (!devnull)
 		devnull = fopen(NULL_DEVICE, "w");
-	memset(big_a, 0x5a, sizeof(big_a));
-	memcpy(big_b, big_a, sizeof(big_b));    /* glibc: widest vector moves */
 	snprintf(text, sizeof(text), "%f %g %Lf", x * 3.25, sqrt(x), (long double)x / 3);
 	x = (double)strlen(text) + x * x;       /* glibc: vector compares */
 	if (devnull)
@@ -62,22 +70,12 @@ static void clobber_cb(const elt_info *info, void *state)
 ELT_PLUGIN_DEFINE(clobber, .enter = clobber_cb, .leave = clobber_cb,
 		  .tailcall = clobber_cb);
 
-/* The same damage without floating-point arithmetic: integer vector
- * work in libc and every caller-saved register, vector ones included. */
+/* The same damage without floating-point arithmetic, every caller-saved
+ * register included (vector ones too: moves set no MXCSR flag). */
 static void clobber_integers_cb(const elt_info *info, void *state)
 {
-	static unsigned char big_a[8192], big_b[8192];
-	size_t n = 4;
-	elt_range r[4];
-
 	(void)state;
-	callbacks++;
-	elt_get_enter_info(info, r, &n, NULL);
-	elt_get_return_info(info, r);
-	memset(big_a, 0x3c, sizeof(big_a));
-	memcpy(big_b, big_a, sizeof(big_b));
-	if (memcmp(big_a, big_b, sizeof(big_b)) != 0 || memchr(big_a, 0, sizeof(big_a)))
-		callbacks += 1000;      /* a wrong count shows it */
+	damage_without_float(info);
 	regs_clobber();
 }
 
