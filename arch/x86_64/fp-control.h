@@ -7,9 +7,10 @@
  * bytes the comparison may use.
  *
  * Reading costs too: while every plugin says ELT_PLUGIN_NO_FLOAT
- * (ELT_PLUGINS_FLOAT clear, plugin-state.h) the helpers do neither, out of line, and call
- * the _nofloat dispatchers, which run no plugin that could change the
- * state.  Assembly only.
+ * (ELT_PLUGINS_FLOAT clear, plugin-state.h) the helpers do neither and
+ * call the _nofloat dispatchers, which run no plugin that could change
+ * the state; otherwise they use these macros out of line, after their
+ * return.  Assembly only.
  */
 #ifndef ELT_X86_64_FP_CONTROL_H
 #define ELT_X86_64_FP_CONTROL_H
