@@ -244,33 +244,36 @@ static bool put_floating(struct out *o, const elt_type *t, const void *p)
 
 static void put_value(struct out *o, const elt_type *t, const unsigned char *p);
 
-/* Counts, without writing, `n` more elements of a sequence of `element`s
- * of size 0 (they all read the same: no bytes to differ). */
-static void count_repeats(struct out *o, const elt_type *element, const unsigned char *p,
-			  uint32_t n)
+/* Adds n * each to what `o` needs, saturating like put_bytes. */
+static void count_more(struct out *o, size_t each, uint32_t n)
 {
-	struct out one = { NULL, 0, 0, o->json };
-
-	put_str(&one, o->json ? "," : ", ");
-	put_value(&one, element, p);
-	o->needed = one.needed > (SIZE_MAX - o->needed) / n ? SIZE_MAX
-		    : o->needed + one.needed * n;
+	o->needed = n && each > (SIZE_MAX - o->needed) / n ? SIZE_MAX : o->needed + each * n;
 }
 
 /* count elements of `element`, `stride` bytes apart, between open/close. */
 static void put_sequence(struct out *o, const elt_type *element, uint32_t count,
 			 size_t stride, const unsigned char *p, char open, char close)
 {
+	size_t separator = o->json ? 1 : 2, length = 0;
 	uint32_t i;
 
+	/* An array of empty structs holds no data, but can have 2^31
+	 * elements, nested 32 deep: its elements all read the same, so one
+	 * is measured (once per level, never per element) and, once the
+	 * buffer is full, the rest are counted in one step.  Formatting then
+	 * takes time in proportion to the data and the buffer, never to the
+	 * counts. */
+	if (stride == 0 && count) {
+		struct out measure = { NULL, 0, 0, o->json };
+
+		put_value(&measure, element, p);
+		length = measure.needed;
+	}
 	put_char(o, open);
 	for (i = 0; i < count; i++) {
-		/* An array of empty structs holds no data, but can have 2^31
-		 * elements: once the buffer is full, the rest are counted in
-		 * one step, so that formatting takes time in proportion to the
-		 * data or the buffer, never to the count alone. */
-		if (stride == 0 && i > 0 && o->needed >= o->size) {
-			count_repeats(o, element, p, count - i);
+		if (stride == 0 && o->needed >= o->size) {
+			count_more(o, length, count - i);
+			count_more(o, separator, count - i - (i == 0));
 			break;
 		}
 		if (i)

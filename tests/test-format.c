@@ -62,7 +62,7 @@ int main(void)
 	size_t need;
 	char small[8];
 
-	tap_plan(31);
+	tap_plan(34);
 
 	is_str(fmt("v(i)", &i32, 0), "-42", "int32 in decimal");
 	is_str(fmt("v(L)", &u64, 0), "18446744073709551615", "uint64 max");
@@ -125,6 +125,34 @@ int main(void)
 	is_int(need, 20, "size 0: nothing written, the length measured");
 	need = elt_format_value(param("v(i)", 0), &i32, 0, small, 4);
 	ok(need == 3 && strcmp(small, "-42") == 0, "an exact fit is not truncated");
+
+	/* Empty structs hold no bytes, so their arrays are measured, not
+	 * walked: the lengths must still be exact, the buffer full or not. */
+	is_str(fmt("v({{}[3][2]})", &i32, 0), "{[[{}, {}], [{}, {}], [{}, {}]]}",
+	       "an array of arrays of empty structs");
+	need = elt_format_value(param("v({{}[3][2]})", 0), &i32, ELT_FORMAT_JSON, small, 1);
+	is_int(need, strlen("{\"0\":[[{},{}],[{},{}],[{},{}]]}"),
+	       "its JSON length, measured with no room");
+	{
+		/* 40 dimensions of 2: 2^40 elements, each level's text twice
+		 * its element's plus the brackets and a separator.  Walking
+		 * them (or measuring each level twice) would never end. */
+		char deep[16 + 40 * 3];
+		uint64_t length = 2;    /* {} */
+		int k;
+
+		strcpy(deep, "v({{}");
+		for (k = 0; k < 40; k++) {
+			strcat(deep, "[2]");
+			length = 2 * length + 4;
+		}
+		strcat(deep, "})");
+		need = elt_format_value(param(deep, 0), &i32, 0, text, sizeof(text));
+		ok(need == length + 2 && strncmp(text, "{[[[[", 5) == 0 &&
+		   strlen(text) == sizeof(text) - 1,
+		   "2^40 empty structs: %zu characters counted at once, the buffer filled",
+		   need);
+	}
 
 	is_str((elt_format_value(NULL, &i32, 0, text, sizeof(text)), text), "?",
 	       "no type: a placeholder, no crash");
