@@ -148,7 +148,11 @@ int main(void)
 		}
 		strcat(deep, "})");
 		need = elt_format_value(param(deep, 0), &i32, 0, text, sizeof(text));
-		ok(need == length + 2 && strncmp(text, "{[[[[", 5) == 0 &&
+		length += 2;            /* the outer struct's braces */
+		/* where size_t is 32 bits the count saturates (api.md) */
+		if (length > SIZE_MAX)
+			length = SIZE_MAX;
+		ok(need == length && strncmp(text, "{[[[[", 5) == 0 &&
 		   strlen(text) == sizeof(text) - 1,
 		   "2^40 empty structs: %zu characters counted at once, the buffer filled",
 		   need);
