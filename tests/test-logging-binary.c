@@ -4,7 +4,9 @@
  * segments of each kind from several threads give exactly N records of
  * each kind, with their values' bytes and continuations, through a normal
  * buffer and a 64-byte one (a write per record: nothing lost, nothing
- * split); the file names its pid and functions; a fork child's file (%p)
+ * split); a value longer than the 64-byte buffer is left out of it and
+ * its record says so, whole; the file names its pid and functions; a fork
+ * child's file (%p)
  * names the functions again and holds only its own records; format=binary
  * without output= is refused.  Segments come from the producer API.
  */
@@ -28,7 +30,38 @@ struct tally {
 	unsigned long kinds[REC_KIND_COUNT];
 	unsigned long work_args_ok, ret_ok, suspends_with_k, resumes_matched;
 	unsigned long unordered;        /* a thread's records out of time order */
+	unsigned long big_value, big_incomplete; /* Big's calls: with its bytes, without */
+	unsigned long calls_on[THREADS + 8];    /* calls by thread index */
+	unsigned long threads_right;    /* threads with 2 calls per invocation */
 };
+
+/* A call whose argument is longer than the 64-byte buffer. */
+static const elt_function_id BIG = 0x300;
+struct big { unsigned char bytes[100]; };
+
+static void big_call(void)
+{
+	struct big v;
+	void *args[] = { &v };
+	size_t i;
+
+	for (i = 0; i < sizeof(v.bytes); i++)
+		v.bytes[i] = (unsigned char)(i * 7 + 1);
+	elt_emit_enter(BIG, args, NULL);
+	elt_emit_leave(BIG, NULL, NULL);
+}
+
+static int big_bytes_ok(const uint8_t *p, uint32_t n)
+{
+	uint32_t i;
+
+	if (n != sizeof(struct big))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (p[i] != (uint8_t)(i * 7 + 1))
+			return 0;
+	return 1;
+}
 
 static void tally_file(const struct dump_file *f, struct tally *t)
 {
@@ -44,7 +77,17 @@ static void tally_file(const struct dump_file *f, struct tally *t)
 		double d;
 		int64_t ret;
 
+		if (!strcmp(name, "Big")) {
+			if (e->kind == REC_CALL && (e->flags & REC_VALUE))
+				t->big_value += big_bytes_ok(e->value, e->value_len);
+			if (e->kind == REC_CALL && (e->flags & REC_INCOMPLETE) &&
+			    !(e->flags & REC_VALUE) && !e->value)
+				t->big_incomplete++;
+			continue;
+		}
 		t->kinds[e->kind]++;
+		if (e->kind == REC_CALL && e->thread < THREADS + 8)
+			t->calls_on[e->thread]++;
 		if (e->thread < THREADS + 8) {
 			t->unordered += e->time < last[e->thread];
 			last[e->thread] = e->time;
@@ -65,6 +108,8 @@ static void tally_file(const struct dump_file *f, struct tally *t)
 		if (e->kind == REC_RESUME && e->segment == 1 && e->parent_or_continuation)
 			t->resumes_matched++;
 	}
+	for (i = 0; i < THREADS + 8; i++)
+		t->threads_right += t->calls_on[i] == 2 * INVOCATIONS;
 }
 
 static int read_recording(const char *path, struct dump_file *f, char **data)
@@ -95,7 +140,7 @@ static void check_recording(const char *path, const char *what)
 	if (!read_recording(path, &f, &data)) {
 		int i;
 
-		for (i = 0; i < 5; i++)         /* failures, never skips */
+		for (i = 0; i < 6; i++)         /* failures, never skips */
 			ok(0, "%s: the recording is readable", what);
 		free(data);
 		return;
@@ -110,9 +155,13 @@ static void check_recording(const char *path, const char *what)
 	   "%s: every Work call carries (7, 0.5), every return 42", what);
 	ok(t.suspends_with_k == ALL && t.resumes_matched == ALL,
 	   "%s: suspensions and resumes carry their continuation and segment", what);
-	ok(t.unordered == 0 && f.nfunctions >= 2 && !strcmp(f.functions[0].name, "Work") &&
+	ok(t.big_value == 1 && t.big_incomplete == 0,
+	   "%s: the 100-byte argument recorded whole", what);
+	ok(t.unordered == 0 && t.threads_right == THREADS && f.nfunctions >= 2 &&
+	   !strcmp(f.functions[0].name, "Work") &&
 	   !strcmp(f.functions[0].signature_text, "l(K i d)"),
-	   "%s: each thread's records in order, functions named with signatures", what);
+	   "%s: each thread's records its own, in order; functions named with signatures",
+	   what);
 	dump_file_free(&f);
 	free(data);
 }
@@ -125,9 +174,10 @@ int main(void)
 	int t, forked = 0;
 	long child = 0;
 
-	tap_plan(11);
+	tap_plan(13);
 	if (elt_register_function(WORK, "Work", "l(K i d)", ELT_FUNCTION_ASYNC) ||
-	    elt_register_function(PLAIN, "Plain", "v(p)", 0))
+	    elt_register_function(PLAIN, "Plain", "v(p)", 0) ||
+	    elt_register_function(BIG, "Big", "v({c[100]})", 0))
 		tap_bail("register: %s", elt_last_error());
 
 	is_int(elt_plugin_load("logging:format=binary"), ELT_E_BAD_OPTION,
@@ -145,6 +195,7 @@ int main(void)
 			tap_bail("pthread_create failed");
 	for (t = 0; t < THREADS; t++)
 		pthread_join(threads[t], NULL);
+	big_call();
 
 #if !defined(_WIN32)
 	{
@@ -199,10 +250,14 @@ int main(void)
 		if (read_recording(tiny_path, &f, &data)) {
 			tally_file(&f, &tl);
 			ok(!f.truncated && tl.kinds[REC_CALL] == 2 * ALL + (unsigned long)forked &&
+			   tl.threads_right == THREADS && tl.unordered == 0 &&
 			   tl.work_args_ok == ALL && tl.ret_ok == ALL,
 			   "64-byte buffer: every record whole, %lu calls", tl.kinds[REC_CALL]);
+			ok(tl.big_incomplete == 1 && tl.big_value == 0,
+			   "64-byte buffer: the 100-byte argument left out, its call marked incomplete");
 			dump_file_free(&f);
 		} else {
+			ok(0, "64-byte buffer: readable");
 			ok(0, "64-byte buffer: readable");
 		}
 		free(data);

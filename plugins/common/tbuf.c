@@ -77,6 +77,7 @@ static void flush_upto(struct tbuf *b, size_t upto)
 	if (!upto)
 		return;
 	write_all(b->set, b->data, upto);
+	b->writes++;
 	memmove(b->data, b->data + upto, b->len - upto);
 	b->len -= upto;
 	b->line_start -= upto < b->line_start ? upto : b->line_start;
@@ -100,6 +101,14 @@ static size_t make_room(struct tbuf *b, size_t n)
 }
 
 /* --- appending ----------------------------------------------------------- */
+
+bool tbuf_reserve_slow(struct tbuf *b, size_t n)
+{
+	if (n <= b->capacity - b->len)
+		return true;
+	flush_upto(b, b->line_start);
+	return n <= b->capacity - b->len;
+}
 
 void tbuf_put_slow(struct tbuf *b, const char *s, size_t n)
 {
@@ -369,6 +378,7 @@ static void after_fork_child(void)
 			if (b == mine)
 				continue;
 			b->len = b->line_start = 0;
+			b->writes++;
 			b->in_use = 0;
 		}
 		if (set->pattern && strstr(set->pattern, "%p")) {

@@ -22,6 +22,7 @@
 
 #include <asyncelt.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -37,6 +38,10 @@ struct tbuf {
 	size_t len;                     /* bytes in data */
 	size_t capacity;
 	size_t line_start;              /* data[0 .. line_start) is whole lines */
+	unsigned long writes;           /* times the buffer was written out (or
+					   emptied in a fork child): a writer
+					   whose records depend on the ones
+					   before checks it (logging's binary) */
 	struct tbuf_set *set;
 	struct tbuf *next_all;          /* every buffer of the set */
 	struct tbuf *next_here;         /* this thread's buffers of other sets */
@@ -122,6 +127,17 @@ static inline void tbuf_put(struct tbuf *b, const char *s, size_t n)
 	}
 	memcpy(b->data + b->len, s, n);
 	b->len += n;
+}
+
+/* Room for n more bytes in one piece, at data + len: true at once when
+ * there is, else whole lines are written out first.  False when n is
+ * more than the buffer holds after that (the caller then appends in
+ * pieces with tbuf_put, which splits). */
+bool tbuf_reserve_slow(struct tbuf *b, size_t n);
+
+static inline bool tbuf_reserve(struct tbuf *b, size_t n)
+{
+	return __builtin_expect(n <= b->capacity - b->len, 1) || tbuf_reserve_slow(b, n);
 }
 
 /* Inline, so a literal's length is known when it is compiled. */

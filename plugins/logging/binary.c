@@ -1,8 +1,9 @@
 /*
- * logging:format=binary: each segment becomes a 24-byte header and the raw
- * bytes of its decoded values (recording.h), appended to the thread's own
- * buffer.  No text is made on the instrumented thread: asyncelt-dump
- * formats the values later, from the signatures the file carries.
+ * logging:format=binary: each segment becomes a record of a few bytes
+ * (recording.h) and the raw bytes of its decoded values, appended to the
+ * thread's own buffer.  No text is made on the instrumented thread:
+ * asyncelt-dump formats the values later, from the signatures the file
+ * carries.
  */
 #include "binary.h"
 #include "recording.h"
@@ -40,6 +41,16 @@ static inline uint64_t now_ns(const struct binary_log *log)
 }
 
 /* --- the hot path ---------------------------------------------------------- */
+
+/* Each thread's run (recording.h): what its next event is told apart from.
+ * Kept with the thread's buffer (tbuf's user data). */
+struct run {
+	uint64_t time;                  /* of the run's last record */
+	uint64_t invocation;            /* of its last event, 0 at the start */
+	size_t end;                     /* the buffer's length after it */
+	unsigned long writes;           /* the buffer's writes then */
+	uint32_t thread;
+};
 
 /* A value's ranges: a call's arguments or a final return's value. */
 struct value {
@@ -84,14 +95,106 @@ static unsigned return_of(const elt_info *info, const elt_signature *sig, struct
 	return value_flags(st);
 }
 
-/* A value: u32 n, then n bytes from the ranges. */
-static void put_value(struct tbuf *b, const struct value *v)
+/* Does the thread's next event continue its run?  Not when the buffer
+ * was written out since (a run starts each write) or something else was
+ * appended, nor when the event is another thread's (a buffer passed on). */
+static bool run_continues(const struct tbuf *b, const struct run *run, uint32_t thread)
+{
+	return run->writes == b->writes && run->end == b->len && run->end != 0 &&
+	       run->thread == thread;
+}
+
+static uint8_t *put_run(uint8_t *p, struct run *run, uint32_t thread, uint64_t now)
+{
+	*p++ = rec_tag(0, REC_RUN);
+	p = rec_put_number(p, thread);
+	p = rec_put_number(p, now);
+	*p++ = REC_END;
+	run->thread = thread;
+	run->time = now;
+	run->invocation = 0;
+	return p;
+}
+
+/* The event's fields up to its value bytes (recording.h). */
+static uint8_t *put_event(uint8_t *p, struct run *run, uint64_t now, uint32_t function,
+			  unsigned flags, elt_segment_kind kind, const elt_invocation *inv,
+			  uintptr_t continuation, const struct value *value)
+{
+	*p++ = rec_tag(flags, (enum rec_kind)kind);
+	p = rec_put_number(p, now - run->time);
+	p = rec_put_number(p, (uint64_t)function + 1);
+	if (!(flags & REC_NO_INVOCATION)) {
+		p = rec_put_number(p, rec_zigzag(inv->id - run->invocation));
+		run->invocation = inv->id;
+	}
+	run->time = now;
+	switch (kind) {
+	case ELT_SEGMENT_CALL:
+		p = rec_put_number(p, inv->parent ? rec_zigzag(inv->id - inv->parent) + 1 : 0);
+		break;
+	case ELT_SEGMENT_RESUME:
+		p = rec_put_number(p, continuation);
+		p = rec_put_number(p, inv->segment);
+		p = rec_put_number(p, inv->previous_thread);
+		break;
+	case ELT_SEGMENT_SUSPEND:
+		p = rec_put_number(p, continuation);
+		break;
+	default:
+		break;
+	}
+	if (flags & REC_VALUE)
+		p = rec_put_number(p, value->total);
+	return p;
+}
+
+static void put_value_bytes(struct tbuf *b, const struct value *v)
 {
 	size_t i;
 
-	tbuf_put(b, (const char *)&v->total, sizeof(v->total));
 	for (i = 0; i < v->count; i++)
 		tbuf_put(b, (const char *)v->ranges[i].start, v->ranges[i].length);
+}
+
+/* The run record if one is due, then the event's fields. */
+static uint8_t *put_start(uint8_t *p, const struct tbuf *b, struct run *run, uint64_t now,
+			  uint32_t function, unsigned flags, elt_segment_kind kind,
+			  const elt_invocation *inv, uintptr_t continuation,
+			  const struct value *value, uint32_t thread)
+{
+	if (!run_continues(b, run, thread))
+		p = put_run(p, run, thread, now);
+	return put_event(p, run, now, function, flags, kind, inv, continuation, value);
+}
+
+/* The rare record that does not fit in the buffer's free space even
+ * after its whole records went out: built aside, appended with tbuf_put.
+ * A value that would not fit in the whole buffer is left out
+ * (REC_INCOMPLETE): written in pieces, another thread's write could land
+ * between them. */
+static __attribute__((noinline)) void put_large(struct tbuf *b, struct run *run, uint64_t now,
+						uint32_t function, unsigned flags,
+						elt_segment_kind kind, const elt_invocation *inv,
+						uintptr_t continuation, const struct value *value,
+						uint32_t thread)
+{
+	uint8_t fixed[REC_RUN_MAX + REC_EVENT_MAX], *p;
+	struct run before = *run;
+
+	p = put_start(fixed, b, run, now, function, flags, kind, inv, continuation, value, thread);
+	if ((flags & REC_VALUE) && (size_t)(p - fixed) + value->total + 1 > b->capacity - b->len) {
+		*run = before;
+		flags = (flags & ~REC_VALUE) | REC_INCOMPLETE;
+		p = put_start(fixed, b, run, now, function, flags, kind, inv, continuation,
+			      value, thread);
+	}
+	tbuf_put(b, (const char *)fixed, (size_t)(p - fixed));
+	if (flags & REC_VALUE)
+		put_value_bytes(b, value);
+	tbuf_end_line(b);
+	run->end = b->len;
+	run->writes = b->writes;
 }
 
 void binary_segment(struct binary_log *log, const elt_info *info)
@@ -101,76 +204,72 @@ void binary_segment(struct binary_log *log, const elt_info *info)
 	const elt_function_desc *fn = elt_get_function(info);
 	const elt_signature *sig = fn ? fn->signature : NULL;
 	elt_segment_kind kind = elt_get_segment_kind(info);
-	struct rec_header h;
+	uint32_t function = fn ? fn->index : REC_UNREGISTERED;
 	elt_invocation inv;
 	unsigned flags = 0;
 	struct value value;
-	void *k = NULL;
+	uintptr_t continuation = 0;
+	uint32_t thread;
+	struct run *run;
+	uint8_t *p;
+	void *k;
 
 	if (!b)
 		return;         /* out of memory: counted by tbuf */
+	run = tbuf_user(b);
 	if (elt_get_invocation(info, &inv) != ELT_OK) {
 		memset(&inv, 0, sizeof(inv));
 		flags |= REC_NO_INVOCATION;
 	}
 	if (inv.flags & ELT_INVOCATION_ORPHAN)
 		flags |= REC_ORPHAN;
+	value.total = 0;
 	if (sig && kind == ELT_SEGMENT_CALL)
 		flags |= arguments_of(info, sig, &value);
 	else if (sig && kind == ELT_SEGMENT_RETURN)
 		flags |= return_of(info, sig, &value);
-	else if (fn && (kind == ELT_SEGMENT_RESUME || kind == ELT_SEGMENT_SUSPEND))
-		elt_get_continuation(info, &k);
-
-	h.time = now;
-	h.invocation = inv.id;
-	h.function = fn ? fn->index : REC_UNREGISTERED;
-	h.thread_kind = rec_pack(inv.thread, flags, (enum rec_kind)kind);
-	/* each piece of a constant size: tbuf_put's copy is inlined */
-	tbuf_put(b, (const char *)&h, sizeof(h));
-	if (kind == ELT_SEGMENT_CALL) {
-		tbuf_put(b, (const char *)&inv.parent, sizeof(uint64_t));
-	} else if (kind == ELT_SEGMENT_RESUME) {
-		struct rec_resume r = { (uintptr_t)k, inv.segment, inv.previous_thread };
-
-		tbuf_put(b, (const char *)&r, sizeof(r));
-	} else if (kind == ELT_SEGMENT_SUSPEND) {
-		uint64_t continuation = (uintptr_t)k;
-
-		tbuf_put(b, (const char *)&continuation, sizeof(continuation));
+	else if (fn && (kind == ELT_SEGMENT_RESUME || kind == ELT_SEGMENT_SUSPEND) &&
+		 elt_get_continuation(info, &k) == ELT_OK)
+		continuation = (uintptr_t)k;
+	/* an event the library placed on no thread joins the run it is in */
+	thread = flags & REC_NO_INVOCATION ? run->thread : inv.thread;
+	if (!tbuf_reserve(b, REC_RUN_MAX + REC_EVENT_MAX + 1 +
+			      (flags & REC_VALUE ? value.total : 0))) {
+		put_large(b, run, now, function, flags, kind, &inv, continuation, &value, thread);
+		return;
 	}
+	p = put_start((uint8_t *)b->data + b->len, b, run, now, function, flags, kind, &inv,
+		      continuation, &value, thread);
+	b->len = (size_t)((char *)p - b->data);
 	if (flags & REC_VALUE)
-		put_value(b, &value);
+		put_value_bytes(b, &value);
 	tbuf_end_line(b);       /* REC_END */
+	run->end = b->len;
+	run->writes = b->writes;
 }
 
 /* --- the function table ---------------------------------------------------- */
 
-/* A REC_FUNCTION record in a new allocation; NULL when out of memory. */
-static char *function_record(const elt_function_desc *fn, uint64_t time, size_t *size)
+/* A REC_FUNCTION record in a new allocation, its end byte left for
+ * put_definition; NULL when out of memory. */
+static char *function_record(const elt_function_desc *fn, size_t *size)
 {
 	const char *sig = fn->signature && fn->signature->text ? fn->signature->text : "";
 	size_t name_len = strlen(fn->name) + 1, sig_len = strlen(sig) + 1;
-	uint32_t n = (uint32_t)(sizeof(uint32_t) + name_len + sig_len);
-	uint32_t fn_flags = fn->flags;
-	struct rec_header h = {
-		.time = time, .invocation = fn->id, .function = fn->index,
-		.thread_kind = rec_pack(0, 0, REC_FUNCTION),
-	};
-	char *rec, *at;
+	uint8_t fixed[1 + 3 * REC_NUMBER_MAX], *p = fixed;
+	char *rec;
 
-	*size = REC_HEADER_SIZE + sizeof(n) + n;
-	rec = at = malloc(*size);
+	*p++ = rec_tag(0, REC_FUNCTION);
+	p = rec_put_number(p, fn->index);
+	p = rec_put_number(p, fn->id);
+	p = rec_put_number(p, fn->flags);
+	*size = (size_t)(p - fixed) + name_len + sig_len;
+	rec = malloc(*size);
 	if (!rec)
 		return NULL;
-	memcpy(at, &h, sizeof(h));
-	at += sizeof(h);
-	memcpy(at, &n, sizeof(n));
-	at += sizeof(n);
-	memcpy(at, &fn_flags, sizeof(fn_flags));
-	at += sizeof(fn_flags);
-	memcpy(at, fn->name, name_len);
-	memcpy(at + name_len, sig, sig_len);
+	memcpy(rec, fixed, (size_t)(p - fixed));
+	memcpy(rec + (p - fixed), fn->name, name_len);
+	memcpy(rec + (p - fixed) + name_len, sig, sig_len);
 	return rec;
 }
 
@@ -191,7 +290,7 @@ static void put_definition(struct binary_log *log, const char *rec, size_t size)
 void binary_function_added(struct binary_log *log, const elt_function_desc *fn)
 {
 	size_t size;
-	char *rec = function_record(fn, now_ns(log), &size);
+	char *rec = function_record(fn, &size);
 
 	if (!rec)
 		return;         /* the reader shows it as "#index" */
@@ -309,7 +408,8 @@ elt_status binary_open(struct binary_log **out, const char *path, size_t capacit
 		 "clock %s\nbase %llu\n" REC_PREAMBLE_END,
 		 REC_VERSION, elt_abi_name(), little_endian() ? "little" : "big",
 		 clock_line(), (unsigned long long)log->base_ns);
-	st = tbuf_open(&log->out, "output", path, capacity, 0, preamble, NULL);
+	st = tbuf_open(&log->out, "output", path, capacity, sizeof(struct run), preamble,
+		       NULL);
 	if (st != ELT_OK) {
 		pthread_mutex_destroy(&log->lock);
 		free(log);

@@ -5,7 +5,7 @@
  *
  * A file is a short text preamble followed by binary records:
  *
- *     asyncelt-recording 1\n          magic and format version
+ *     asyncelt-recording 2\n          magic and format version
  *     pid 1234\n                      key value lines, any order
  *     abi x86_64-sysv\n
  *     byte-order little\n
@@ -17,29 +17,44 @@
  * that the per-thread buffers (plugins/common/tbuf.h) can write it again,
  * with the child's pid, at the top of a fork child's own file.
  *
- * Each record is a fixed REC_HEADER_SIZE-byte header in the writer's byte
- * order, a payload whose shape the kind fixes (below), and one '\n' byte:
- * the end of record the per-thread buffers mark (tbuf_end_line), checked
- * by the reader as a cheap sign that it is still in step.  A thread's
- * records reach the file in its order, in runs of whole records; runs of
- * different threads interleave, so the reader orders records by time.
+ * A record is a tag byte (flags << 4 | kind), fields that the kind fixes,
+ * and one '\n' byte: the end of record the per-thread buffers mark
+ * (tbuf_end_line), checked by the reader as a cheap sign that it is still
+ * in step.  Numbers are unsigned LEB128 ("n" below: 7 bits a byte, low
+ * first, the top bit set on all but the last; at most 10 bytes), so a
+ * record is mostly 6 to 8 bytes.  Only value bytes depend on the writer's
+ * byte order.
  *
- * Payloads, by kind (u32/u64 in the writer's byte order, no padding):
- *   REC_CALL      u64 parent invocation; with REC_VALUE: u32 n, n bytes
- *                 (each argument's bytes in signature order, `this`
- *                 included, the continuation left out)
- *   REC_RESUME    u64 continuation, u32 segment, u32 previous thread
- *   REC_SUSPEND   u64 continuation
- *   REC_RETURN    with REC_VALUE: u32 n, n bytes (the return value)
- *   REC_TAILCALL  nothing
- *   REC_FUNCTION  u32 n, n bytes: u32 function flags (ELT_FUNCTION_*),
- *                 the name, '\0', the signature text ("" when registered
- *                 without one), '\0'.  The header's `function` is the
- *                 dense index the events use, `invocation` the function
- *                 id (its address), `thread` 0.
- * A function's REC_FUNCTION comes before any event that names it in its
- * thread's order, but may follow them in the file (threads interleave):
- * readers collect every definition first.
+ * A thread's records reach the file in its order, in runs: each write of
+ * a thread's buffer starts with a REC_RUN record naming the thread and a
+ * time, and the events after it, up to the next REC_RUN, are that
+ * thread's, each one's time and invocation given as the difference from
+ * the event before it in the run.  Runs of different threads interleave,
+ * so the reader orders events by time.
+ *
+ *   REC_RUN       n thread, n time (ns since base); the run's invocation
+ *                 starts at 0
+ *   events        n time - the previous time in the run (mod 2^64),
+ *                 n function index + 1 (0: unregistered),
+ *                 unless REC_NO_INVOCATION: n zigzag(invocation - the
+ *                 previous invocation in the run), then by kind:
+ *     REC_CALL      n parent: 0 when none, else zigzag(invocation -
+ *                   parent) + 1; with REC_VALUE: n length, the bytes
+ *                   (each argument's in signature order, `this` included,
+ *                   the continuation left out)
+ *     REC_RESUME    n continuation, n segment, n previous thread
+ *     REC_SUSPEND   n continuation
+ *     REC_RETURN    with REC_VALUE: n length, the bytes (the return value)
+ *     REC_TAILCALL  nothing
+ *   REC_FUNCTION  n dense index (what events name), n function id (its
+ *                 address), n flags (ELT_FUNCTION_*), the name, '\0', the
+ *                 signature text ("" when registered without one), '\0';
+ *                 it leaves the run as it was
+ * An event of a run without an invocation (REC_NO_INVOCATION) belongs to
+ * no thread the library knew: readers give it thread 0.  A function's
+ * REC_FUNCTION comes before any event that names it in its thread's
+ * order, but may follow them in the file (threads interleave): readers
+ * collect every definition first.
  */
 #ifndef ELT_LOGGING_RECORDING_H
 #define ELT_LOGGING_RECORDING_H
@@ -48,7 +63,7 @@
 #include <stdint.h>
 
 #define REC_MAGIC "asyncelt-recording"
-#define REC_VERSION 1
+#define REC_VERSION 2
 #define REC_PREAMBLE_END "records\n"
 /* The preamble never exceeds this (tbuf expands a header into 1 KB). */
 #define REC_PREAMBLE_MAX 1024
@@ -69,63 +84,63 @@ enum rec_kind {
 	/* the five segment kinds, numbered as elt_segment_kind */
 	REC_CALL, REC_RESUME, REC_SUSPEND, REC_RETURN, REC_TAILCALL,
 	REC_FUNCTION,
+	REC_RUN,
 	REC_KIND_COUNT
 };
 
-/* rec_header.thread_kind: thread index << 8 | flags << 4 | kind */
+/* The tag byte: flags << 4 | kind. */
 #define REC_KIND_MASK     0x0fu
 #define REC_FLAG_SHIFT    4
 #define REC_ORPHAN        0x1u  /* a resume never seen suspending (new id) */
 #define REC_NO_INVOCATION 0x2u  /* the library matched it to no invocation */
-#define REC_VALUE         0x4u  /* the payload carries value bytes */
-#define REC_INCOMPLETE    0x8u  /* no value: the getter had no complete data */
-#define REC_THREAD_SHIFT  8     /* threads past 2^24 wrap */
+#define REC_VALUE         0x4u  /* the record carries value bytes */
+#define REC_INCOMPLETE    0x8u  /* no value: the getter had no complete data,
+				   or it was longer than the writer's buffer */
 
 #define REC_UNREGISTERED UINT32_MAX     /* function of an unregistered id */
-
-/* The fixed part of every record. */
-struct rec_header {
-	uint64_t time;          /* ns since base */
-	uint64_t invocation;    /* 0 when REC_NO_INVOCATION */
-	uint32_t function;      /* dense index, or REC_UNREGISTERED */
-	uint32_t thread_kind;
-};
-
-#define REC_HEADER_SIZE 24
 #define REC_END '\n'
 
-_Static_assert(sizeof(struct rec_header) == REC_HEADER_SIZE,
-	       "the record header is 24 bytes, no padding");
-_Static_assert(offsetof(struct rec_header, invocation) == 8, "invocation at 8");
-_Static_assert(offsetof(struct rec_header, function) == 16, "function at 16");
-_Static_assert(offsetof(struct rec_header, thread_kind) == 20, "thread_kind at 20");
+/* The longest a number takes, and the most an event's fixed part does:
+ * tag, time, function, invocation, three payload numbers, value length. */
+#define REC_NUMBER_MAX 10
+#define REC_EVENT_MAX (1 + 7 * REC_NUMBER_MAX)
+#define REC_RUN_MAX (1 + 2 * REC_NUMBER_MAX + 1)
 
-static inline uint32_t rec_pack(uint32_t thread, unsigned flags, enum rec_kind kind)
+static inline uint8_t rec_tag(unsigned flags, enum rec_kind kind)
 {
-	return thread << REC_THREAD_SHIFT | (uint32_t)flags << REC_FLAG_SHIFT | (uint32_t)kind;
+	return (uint8_t)(flags << REC_FLAG_SHIFT | (unsigned)kind);
 }
 
-static inline enum rec_kind rec_kind_of(uint32_t thread_kind)
+static inline enum rec_kind rec_kind_of(uint8_t tag)
 {
-	return (enum rec_kind)(thread_kind & REC_KIND_MASK);
+	return (enum rec_kind)(tag & REC_KIND_MASK);
 }
 
-static inline unsigned rec_flags_of(uint32_t thread_kind)
+static inline unsigned rec_flags_of(uint8_t tag)
 {
-	return (thread_kind >> REC_FLAG_SHIFT) & 0xfu;
+	return (unsigned)tag >> REC_FLAG_SHIFT;
 }
 
-static inline uint32_t rec_thread_of(uint32_t thread_kind)
+/* Appends v as a number; returns the byte after it. */
+static inline uint8_t *rec_put_number(uint8_t *p, uint64_t v)
 {
-	return thread_kind >> REC_THREAD_SHIFT;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
 }
 
-/* The fixed payloads. */
-struct rec_resume {
-	uint64_t continuation;
-	uint32_t segment;
-	uint32_t previous_thread;
-};
-_Static_assert(sizeof(struct rec_resume) == 16, "resume payload: 16 bytes");
+/* Signed differences as numbers: 0, -1, 1, -2 ... as 0, 1, 2, 3 ... */
+static inline uint64_t rec_zigzag(uint64_t difference)
+{
+	return difference << 1 ^ (uint64_t)-(int64_t)(difference >> 63);
+}
+
+static inline uint64_t rec_unzigzag(uint64_t v)
+{
+	return v >> 1 ^ (uint64_t)-(int64_t)(v & 1);
+}
 
 #endif

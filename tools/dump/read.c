@@ -16,7 +16,6 @@
 struct cursor {
 	const uint8_t *data;
 	size_t size, at;
-	bool swap;                      /* the writer's byte order is not ours */
 };
 
 static bool take(struct cursor *c, void *dst, size_t n)
@@ -28,29 +27,28 @@ static bool take(struct cursor *c, void *dst, size_t n)
 	return true;
 }
 
-static bool take_u32(struct cursor *c, uint32_t *v)
-{
-	if (!take(c, v, sizeof(*v)))
-		return false;
-	if (c->swap)
-		*v = __builtin_bswap32(*v);
-	return true;
-}
+/* What taking a number gave: it, the end of the file first, or bytes
+ * that are no number. */
+enum number { NUMBER, NUMBER_CUT, NUMBER_BAD };
 
-static bool take_u64(struct cursor *c, uint64_t *v)
+static enum number take_number(struct cursor *c, uint64_t *v)
 {
-	if (!take(c, v, sizeof(*v)))
-		return false;
-	if (c->swap)
-		*v = __builtin_bswap64(*v);
-	return true;
-}
+	unsigned shift;
 
-/* The fixed header, field by field (in the writer's byte order). */
-static bool take_header(struct cursor *c, struct rec_header *h)
-{
-	return take_u64(c, &h->time) && take_u64(c, &h->invocation) &&
-	       take_u32(c, &h->function) && take_u32(c, &h->thread_kind);
+	*v = 0;
+	for (shift = 0; shift < 7 * REC_NUMBER_MAX; shift += 7) {
+		uint8_t byte;
+
+		if (c->at == c->size)
+			return NUMBER_CUT;
+		byte = c->data[c->at++];
+		if (shift == 63 && byte > 1)
+			return NUMBER_BAD;      /* more than 64 bits */
+		*v |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80))
+			return NUMBER;
+	}
+	return NUMBER_BAD;
 }
 
 static elt_status fail(char *error, size_t size, const char *name, size_t offset,
@@ -119,13 +117,11 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 			continue;
 		}
 		if (strncmp(value, "byte-order ", 11) == 0) {
-			const uint16_t one = 1;
-			const char *host = *(const unsigned char *)&one ? "little" : "big";
-
+			/* only value bytes are in it: the reader formats them
+			 * on the writer's ABI alone */
 			if (strcmp(value + 11, "little") != 0 && strcmp(value + 11, "big") != 0)
 				return fail(error, error_size, f->name, (size_t)(line - text),
 					    "unknown byte order \"%s\"", value + 11);
-			c->swap = strcmp(value + 11, host) != 0;
 			continue;
 		}
 		if (strncmp(value, "clock ", 6) == 0) {
@@ -172,175 +168,235 @@ static bool grow(void **array, size_t *capacity, size_t need, size_t item)
 	return true;
 }
 
-/* A REC_FUNCTION record's payload (n bytes at p). */
-/* The smallest function record: header, length, flags, two empty strings
+/* The smallest function record: tag, three numbers, two empty strings
  * and the end byte. */
-#define FUNCTION_RECORD_MIN (REC_HEADER_SIZE + 4 + 4 + 2 + 1)
+#define FUNCTION_RECORD_MIN 7
 
-static elt_status define(struct dump_file *f, const struct rec_header *h, const uint8_t *p,
-			 uint32_t n, bool swap, size_t file_size, size_t offset,
-			 size_t *capacity, char *error, size_t error_size)
+/* The reading of the records: where it is, the thread run it is in. */
+struct reader {
+	struct cursor c;
+	struct dump_file *f;
+	size_t offset;                  /* of the record being read */
+	size_t events_cap, functions_cap;
+	bool in_run;
+	uint32_t thread;
+	uint64_t time, invocation;
+	char *error;
+	size_t error_size;
+};
+
+/* The outcome of reading one record. */
+enum step { STEP_OK, STEP_CUT, STEP_FAILED };
+
+static enum step bad(struct reader *r, const char *fmt, const char *what)
 {
-	const char *name, *sig, *end = (const char *)p + n;
-	struct dump_function *fn;
-	uint32_t flags;
+	fail(r->error, r->error_size, r->f->name, r->offset, fmt, what);
+	return STEP_FAILED;
+}
 
-	if (n < sizeof(flags) + 2)
-		return fail(error, error_size, f->name, offset,
-			    "function record of %u bytes: too short", n);
-	memcpy(&flags, p, sizeof(flags));
-	if (swap)
-		flags = __builtin_bswap32(flags);
-	name = (const char *)p + sizeof(flags);
+/* A number into v, which must be at most max. */
+static enum step number(struct reader *r, uint64_t *v, uint64_t max, const char *what)
+{
+	switch (take_number(&r->c, v)) {
+	case NUMBER_CUT:
+		return STEP_CUT;
+	case NUMBER_BAD:
+		return bad(r, "%s: not a number (more than 64 bits)", what);
+	default:
+		return *v <= max ? STEP_OK : bad(r, "%s: out of range", what);
+	}
+}
+
+#define NUMBER_OR_RETURN(r, v, max, what) do {                         \
+		enum step step_ = number(r, v, max, what);              \
+		if (step_ != STEP_OK)                                   \
+			return step_;                                   \
+	} while (0)
+
+static enum step define(struct reader *r)
+{
+	struct dump_file *f = r->f;
+	uint64_t index, id, flags;
+	const char *name, *sig, *end;
+	struct dump_function *fn;
+
+	NUMBER_OR_RETURN(r, &index, UINT32_MAX, "function index");
+	NUMBER_OR_RETURN(r, &id, UINT64_MAX, "function id");
+	NUMBER_OR_RETURN(r, &flags, UINT32_MAX, "function flags");
+	name = (const char *)r->c.data + r->c.at;
+	end = (const char *)r->c.data + r->c.size;
 	sig = memchr(name, '\0', (size_t)(end - name));
-	if (!sig || !memchr(sig + 1, '\0', (size_t)(end - sig - 1)) ||
-	    (const char *)memchr(sig + 1, '\0', (size_t)(end - sig - 1)) != end - 1)
-		return fail(error, error_size, f->name, offset,
-			    "function record: name and signature are not two "
-			    "NUL-terminated strings filling it");
+	if (!sig || !memchr(sig + 1, '\0', (size_t)(end - sig - 1)))
+		return STEP_CUT;
+	r->c.at = (size_t)((const uint8_t *)memchr(sig + 1, '\0', (size_t)(end - sig - 1)) -
+			   r->c.data) + 1;
 	/* every function before it has a record too (the writer defines each
 	 * one): an index beyond what the file could hold is damage, and would
 	 * make the table huge */
-	if (h->function == REC_UNREGISTERED || h->function >= (1u << 24) ||
-	    h->function > file_size / FUNCTION_RECORD_MIN)
-		return fail(error, error_size, f->name, offset,
-			    "function index %u: more functions than a %zu-byte file holds",
-			    h->function, file_size);
-	if (!grow((void **)&f->functions, capacity, (size_t)h->function + 1,
+	if (index == REC_UNREGISTERED || index >= (1u << 24) ||
+	    index > r->c.size / FUNCTION_RECORD_MIN) {
+		fail(r->error, r->error_size, f->name, r->offset,
+		     "function index %" PRIu64 ": more functions than a %zu-byte file holds",
+		     index, r->c.size);
+		return STEP_FAILED;
+	}
+	if (!grow((void **)&f->functions, &r->functions_cap, (size_t)index + 1,
 		  sizeof(*f->functions)))
-		return fail(error, error_size, f->name, offset, "out of memory");
-	while (f->nfunctions <= h->function)
+		return bad(r, "%s", "out of memory");
+	while (f->nfunctions <= index)
 		memset(&f->functions[f->nfunctions++], 0, sizeof(*fn));
-	fn = &f->functions[h->function];
-	if (fn->defined && strcmp(fn->name, name) != 0)
-		return fail(error, error_size, f->name, offset,
-			    "function %u defined twice, as \"%s\" and \"%s\"",
-			    h->function, fn->name, name);
+	fn = &f->functions[index];
+	if (fn->defined && strcmp(fn->name, name) != 0) {
+		fail(r->error, r->error_size, f->name, r->offset,
+		     "function %" PRIu64 " defined twice, as \"%s\" and \"%s\"",
+		     index, fn->name, name);
+		return STEP_FAILED;
+	}
 	fn->defined = true;
-	fn->flags = flags;
-	fn->id = h->invocation;
+	fn->flags = (uint32_t)flags;
+	fn->id = id;
 	fn->name = name;
 	fn->signature_text = sig + 1;
-	return ELT_OK;
+	return STEP_OK;
 }
 
-/* Reads the payload of an event into e; false when the file ends first. */
-static bool read_payload(struct cursor *c, struct dump_event *e, bool *bad_length)
+static enum step start_run(struct reader *r)
 {
-	*bad_length = false;
+	uint64_t thread;
+
+	NUMBER_OR_RETURN(r, &thread, UINT32_MAX, "run thread");
+	NUMBER_OR_RETURN(r, &r->time, UINT64_MAX, "run time");
+	r->thread = (uint32_t)thread;
+	r->invocation = 0;
+	r->in_run = true;
+	return STEP_OK;
+}
+
+/* An event into e, its time and invocation from the run's. */
+static enum step event(struct reader *r, struct dump_event *e)
+{
+	uint64_t v;
+
+	if (!r->in_run)
+		return bad(r, "%s", "an event before any run record (not a recording?)");
+	if ((e->flags & REC_VALUE) && e->kind != REC_CALL && e->kind != REC_RETURN) {
+		fail(r->error, r->error_size, r->f->name, r->offset,
+		     "a %s record cannot carry a value",
+		     elt_segment_kind_name((elt_segment_kind)e->kind));
+		return STEP_FAILED;
+	}
+	NUMBER_OR_RETURN(r, &v, UINT64_MAX, "time");
+	e->time = r->time += v;
+	NUMBER_OR_RETURN(r, &v, (uint64_t)UINT32_MAX + 1, "function");
+	e->function = v ? (uint32_t)(v - 1) : REC_UNREGISTERED;
+	if (!(e->flags & REC_NO_INVOCATION)) {
+		NUMBER_OR_RETURN(r, &v, UINT64_MAX, "invocation");
+		e->invocation = r->invocation += rec_unzigzag(v);
+		e->thread = r->thread;
+	}
 	switch (e->kind) {
-	case REC_CALL:          /* the parent */
-	case REC_SUSPEND:       /* the continuation */
-		if (!take_u64(c, &e->parent_or_continuation))
-			return false;
+	case REC_CALL:
+		NUMBER_OR_RETURN(r, &v, UINT64_MAX, "parent");
+		e->parent_or_continuation = v ? e->invocation - rec_unzigzag(v - 1) : 0;
 		break;
-	case REC_RESUME:        /* struct rec_resume */
-		if (!take_u64(c, &e->parent_or_continuation) || !take_u32(c, &e->segment) ||
-		    !take_u32(c, &e->previous_thread))
-			return false;
+	case REC_RESUME:
+		NUMBER_OR_RETURN(r, &e->parent_or_continuation, UINT64_MAX, "continuation");
+		NUMBER_OR_RETURN(r, &v, UINT32_MAX, "segment");
+		e->segment = (uint32_t)v;
+		NUMBER_OR_RETURN(r, &v, UINT32_MAX, "previous thread");
+		e->previous_thread = (uint32_t)v;
+		break;
+	case REC_SUSPEND:
+		NUMBER_OR_RETURN(r, &e->parent_or_continuation, UINT64_MAX, "continuation");
 		break;
 	default:
 		break;
 	}
 	if (e->flags & REC_VALUE) {
-		if (e->kind != REC_CALL && e->kind != REC_RETURN) {
-			*bad_length = true;
-			return true;
-		}
-		if (!take_u32(c, &e->value_len))
-			return false;
-		if (e->value_len > c->size - c->at)
-			return false;
-		e->value = c->data + c->at;
-		c->at += e->value_len;
+		NUMBER_OR_RETURN(r, &v, UINT32_MAX, "value length");
+		if (v > r->c.size - r->c.at)
+			return STEP_CUT;
+		e->value_len = (uint32_t)v;
+		e->value = r->c.data + r->c.at;
+		r->c.at += e->value_len;
 	}
-	return true;
+	return STEP_OK;
+}
+
+/* One record, its end byte included. */
+static enum step record(struct reader *r)
+{
+	struct dump_file *f = r->f;
+	struct dump_event e;
+	enum step step;
+	uint8_t tag, end;
+
+	if (!take(&r->c, &tag, 1))
+		return STEP_CUT;
+	memset(&e, 0, sizeof(e));
+	e.kind = (uint8_t)rec_kind_of(tag);
+	e.flags = (uint8_t)rec_flags_of(tag);
+	e.offset = r->offset;
+	if (e.kind >= REC_KIND_COUNT) {
+		fail(r->error, r->error_size, f->name, r->offset,
+		     "unknown record kind %u (not a record boundary?)", e.kind);
+		return STEP_FAILED;
+	}
+	if (e.kind == REC_FUNCTION || e.kind == REC_RUN) {
+		if (e.flags)
+			return bad(r, "a %s record with flags", e.kind == REC_RUN ? "run" : "function");
+		step = e.kind == REC_RUN ? start_run(r) : define(r);
+	} else {
+		step = event(r, &e);
+	}
+	if (step != STEP_OK)
+		return step;
+	if (!take(&r->c, &end, 1))
+		return STEP_CUT;
+	if (end != REC_END) {
+		fail(r->error, r->error_size, f->name, r->c.at - 1,
+		     "byte 0x%02x where the record starting at %zu should end "
+		     "(0x0a): the file is corrupt", end, r->offset);
+		return STEP_FAILED;
+	}
+	if (e.kind == REC_FUNCTION || e.kind == REC_RUN)
+		return STEP_OK;
+	if (!grow((void **)&f->events, &r->events_cap, f->nevents + 1, sizeof(e)))
+		return bad(r, "%s", "out of memory");
+	f->events[f->nevents++] = e;
+	return STEP_OK;
 }
 
 elt_status dump_parse(const void *data, size_t size, const char *name,
 		      struct dump_file *out, char *error, size_t error_size)
 {
-	struct cursor c = { data, size, 0, false };
 	struct dump_file f;
-	size_t events_cap = 0, functions_cap = 0;
+	struct reader r = { .c = { data, size, 0 }, .f = &f,
+			    .error = error, .error_size = error_size };
 	elt_status st;
 
 	memset(&f, 0, sizeof(f));
 	f.name = name;
-	st = parse_preamble(&c, &f, error, error_size);
-	f.whole_bytes = c.at;
-	while (st == ELT_OK && c.at < c.size) {
-		size_t offset = c.at;
-		struct rec_header h;
-		struct dump_event e;
-		bool bad_length;
-		uint8_t end;
+	st = parse_preamble(&r.c, &f, error, error_size);
+	f.whole_bytes = r.c.at;
+	while (st == ELT_OK && r.c.at < r.c.size) {
+		enum step step;
 
-		if (!take_header(&c, &h)) {
+		r.offset = r.c.at;
+		step = record(&r);
+		if (step == STEP_FAILED)
+			st = ELT_E_INVALID_ARGUMENT;
+		else if (step == STEP_CUT)
 			f.truncated = true;
+		else
+			f.whole_bytes = r.c.at;
+		if (step != STEP_OK)
 			break;
-		}
-		memset(&e, 0, sizeof(e));
-		e.kind = (uint8_t)rec_kind_of(h.thread_kind);
-		e.flags = (uint8_t)rec_flags_of(h.thread_kind);
-		e.offset = offset;
-		if (e.kind >= REC_KIND_COUNT) {
-			st = fail(error, error_size, name, offset,
-				  "unknown record kind %u (not a record boundary?)", e.kind);
-			break;
-		}
-		if (e.kind == REC_FUNCTION) {
-			uint32_t n;
-
-			if (!take_u32(&c, &n) || n > c.size - c.at) {
-				f.truncated = true;
-				break;
-			}
-			st = define(&f, &h, c.data + c.at, n, c.swap, c.size, offset,
-				    &functions_cap, error, error_size);
-			c.at += n;
-		} else {
-			e.time = h.time;
-			e.invocation = h.invocation;
-			e.function = h.function;
-			e.thread = rec_thread_of(h.thread_kind);
-			if (!read_payload(&c, &e, &bad_length)) {
-				f.truncated = true;
-				break;
-			}
-			if (bad_length) {
-				st = fail(error, error_size, name, offset,
-					  "a %s record cannot carry a value",
-					  elt_segment_kind_name((elt_segment_kind)e.kind));
-				break;
-			}
-			if (!grow((void **)&f.events, &events_cap, f.nevents + 1,
-				  sizeof(e))) {
-				st = fail(error, error_size, name, offset, "out of memory");
-				break;
-			}
-			f.events[f.nevents++] = e;
-		}
-		if (st != ELT_OK)
-			break;
-		if (!take(&c, &end, 1)) {
-			f.truncated = true;
-			break;
-		}
-		if (end != REC_END) {
-			st = fail(error, error_size, name, c.at - 1,
-				  "byte 0x%02x where the record starting at %zu should end "
-				  "(0x0a): the file is corrupt", end, offset);
-			break;
-		}
-		f.whole_bytes = c.at;
 	}
 	if (st != ELT_OK) {
 		dump_file_free(&f);
 		return st;
 	}
-	if (f.truncated && f.nevents && f.events[f.nevents - 1].offset >= f.whole_bytes)
-		f.nevents--;    /* its end byte never came */
 	*out = f;
 	return ELT_OK;
 }
