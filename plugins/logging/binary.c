@@ -157,8 +157,9 @@ static void put_value_bytes(struct tbuf *b, const struct value *v)
 		tbuf_put(b, (const char *)v->ranges[i].start, v->ranges[i].length);
 }
 
-/* The run record if one is due, then the event's fields. */
-static uint8_t *put_start(uint8_t *p, const struct tbuf *b, struct run *run, uint64_t now,
+/* The run record if one is due, then the event's fields.  Inline, so
+ * that the hot path passes its dozen values in registers. */
+static inline __attribute__((always_inline)) uint8_t *put_start(uint8_t *p, const struct tbuf *b, struct run *run, uint64_t now,
 			  uint32_t function, unsigned flags, elt_segment_kind kind,
 			  const elt_invocation *inv, uintptr_t continuation,
 			  const struct value *value, uint32_t thread)
