@@ -2,15 +2,17 @@
  * The long stress run (`make stress`, tests/stress/run-stress.sh): 8
  * threads emit async invocations through the producer API, each suspended
  * on one thread and resumed on whichever thread takes it next, under the
- * counting, check, logging (text and JSON) and timing-with-trace plugins at once.
+ * counting, check, logging (text, JSON and binary) and timing-with-trace
+ * plugins at once.
  * Then it checks what must hold exactly:
  *
  *   - the library's counters: every invocation started completed, no
  *     orphan resume, no unbalanced Leave, none abandoned or unpublished;
  *   - the check plugin's verdict (expect=Work:N,Leaf:M): elt_shutdown() is OK;
- *   - every segment's line is in each log exactly once: per invocation,
- *     its call, each suspension, each resume and its return, with the
- *     segment numbers and kinds the workload made, and nothing else;
+ *   - every segment's line is in each log exactly once, and its record in
+ *     the binary recording: per invocation, its call, each suspension,
+ *     each resume and its return, with the segment numbers and kinds the
+ *     workload made, and nothing else;
  *
  * and prints the throughput.  The trace is checked afterwards by
  * tests/check-trace.py (run-stress.sh).  A segment here is one callback
@@ -22,6 +24,9 @@
  *     STRESS_SEGMENTS   how many segments (default 10000000)
  *     STRESS_THREADS    how many threads (default 8)
  */
+#include "../../tools/dump/read.h"
+#include "../../plugins/logging/recording.h"
+
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
@@ -253,78 +258,78 @@ static void problem(const char *path, unsigned long line, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Reads one log; returns how many lines it holds, after checking each
- * invocation's lines against the workload. */
-static uint64_t check_log(const char *path, bool json, uint64_t tasks)
+/* The table for a log of `tasks` tasks' invocations: a Work, and a Leaf
+ * per Work segment. */
+static uint64_t table_init(struct table *tb, uint64_t tasks, const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, i;
-	unsigned long n = 0;
-	uint64_t expected_invocations = 0, works = 0, leaves = 0, t;
-	unsigned char *task_seen = calloc(tasks ? tasks : 1, 1);
-	struct table tb;
+	uint64_t expected_invocations = 0, t;
 
-	/* a Work, and a Leaf per Work segment */
 	for (t = 0; t < tasks; t++)
 		expected_invocations += 1 + suspensions_of(t) + 1;
-	for (tb.mask = 1; tb.mask < 2 * expected_invocations; tb.mask <<= 1)
+	for (tb->mask = 1; tb->mask < 2 * expected_invocations; tb->mask <<= 1)
 		;
-	tb.entries = calloc(tb.mask, sizeof(*tb.entries));
-	tb.mask--;
-	if (!f || !task_seen || !tb.entries) {
-		fprintf(stderr, "%s: %s\n", path, f ? "out of memory" : strerror(errno));
+	tb->entries = calloc(tb->mask, sizeof(*tb->entries));
+	tb->mask--;
+	if (!tb->entries) {
+		fprintf(stderr, "%s: out of memory\n", path);
 		exit(1);
 	}
-	while (getline(&line, &cap, f) > 0) {
-		const char *kind = field(line, json, "kind");
-		const char *inv = field(line, json, "invocation");
-		const char *seg = field(line, json, "segment");
-		const char *fn = field(line, json, "function");
-		const char *parent = field(line, json, "parent");
-		unsigned long segment;
-		struct seen *s;
-		bool enter;
+	return expected_invocations;
+}
 
-		n++;
-		line[strcspn(line, "\n")] = 0;
-		if (!kind || !inv || !seg || !fn || !parent || !strncmp(inv, "null", 4) ||
-		    !strncmp(inv, "?", 1)) {
-			problem(path, n, "not a line of a stitched segment: %s", line);
-			continue;
-		}
-		segment = strtoul(seg, NULL, 10);
-		if (segment > MAX_SUSPENSIONS) {
-			problem(path, n, "segment number out of the workload: %s", line);
-			continue;
-		}
-		s = lookup(&tb, strtoull(inv, NULL, 10));
-		s->work = !strncmp(fn, "Work", 4);
-		s->parent = strtoull(parent, NULL, 10);
-		enter = !strncmp(kind, "call", 4) || !strncmp(kind, "resume", 6);
-		if ((enter ? s->enters : s->leaves) & (1u << segment))
-			problem(path, n, "a line seen twice: %s", line);
-		if (enter)
-			s->enters |= 1u << segment;
-		else
-			s->leaves |= 1u << segment;
-		if (!strncmp(kind, "return", 6))
-			s->returns |= 1u << segment;
-		if (enter && (!strncmp(kind, "call", 4)) != (segment == 0))
-			problem(path, n, "a call that is not segment 0, or the reverse: %s", line);
-		if (!strncmp(kind, "call", 4) && s->work) {
-			const char *arg = field(line, json, "args");
+/* One segment callback of a log (its n-th line or record). */
+struct observation {
+	const char *kind;               /* "call", "resume", "suspend", "return" */
+	uint64_t invocation, parent;
+	unsigned long segment;
+	bool work;
+	int64_t task;                   /* a Work call's argument, else -1 */
+};
 
-			s->task = arg ? strtoll(arg, NULL, 10) : -1;
-		} else if (!s->work) {
-			s->task = -1;
-		}
+static void observe(struct table *tb, const char *path, unsigned long n,
+		    const struct observation *o, const char *line)
+{
+	struct seen *s;
+	bool enter;
+
+	if (o->segment > MAX_SUSPENSIONS) {
+		problem(path, n, "segment number out of the workload: %s", line);
+		return;
 	}
-	free(line);
-	fclose(f);
+	s = lookup(tb, o->invocation);
+	s->work = o->work;
+	s->parent = o->parent;
+	enter = !strncmp(o->kind, "call", 4) || !strncmp(o->kind, "resume", 6);
+	if ((enter ? s->enters : s->leaves) & (1u << o->segment))
+		problem(path, n, "a line seen twice: %s", line);
+	if (enter)
+		s->enters |= 1u << o->segment;
+	else
+		s->leaves |= 1u << o->segment;
+	if (!strncmp(o->kind, "return", 6))
+		s->returns |= 1u << o->segment;
+	if (enter && (!strncmp(o->kind, "call", 4)) != (o->segment == 0))
+		problem(path, n, "a call that is not segment 0, or the reverse: %s", line);
+	if (!strncmp(o->kind, "call", 4) && s->work)
+		s->task = o->task;
+	else if (!s->work)
+		s->task = -1;
+}
 
-	for (i = 0; i <= tb.mask; i++) {
-		struct seen *s = &tb.entries[i];
+/* After the whole log: every invocation exactly what the workload made. */
+static void verify(struct table *tb, const char *path, uint64_t tasks,
+		   uint64_t expected_invocations, unsigned long n, const char *unit)
+{
+	unsigned char *task_seen = calloc(tasks ? tasks : 1, 1);
+	uint64_t works = 0, leaves = 0;
+	size_t i;
+
+	if (!task_seen) {
+		fprintf(stderr, "%s: out of memory\n", path);
+		exit(1);
+	}
+	for (i = 0; i <= tb->mask; i++) {
+		struct seen *s = &tb->entries[i];
 		uint32_t all;
 		unsigned k;
 
@@ -337,7 +342,7 @@ static uint64_t check_log(const char *path, bool json, uint64_t tasks)
 					"its return");
 			if (!s->parent)
 				problem(path, 0, "a Leaf invocation with no parent");
-			else if (!lookup(&tb, s->parent)->work)
+			else if (!lookup(tb, s->parent)->work)
 				problem(path, 0, "a Leaf invocation whose parent is not a Work");
 			continue;
 		}
@@ -356,11 +361,156 @@ static uint64_t check_log(const char *path, bool json, uint64_t tasks)
 	if (works != tasks || leaves != expected_invocations - tasks)
 		problem(path, 0, "not one Work invocation per task and one Leaf per Work "
 			"segment");
-	free(tb.entries);
+	free(tb->entries);
 	free(task_seen);
-	printf("%s: %lu lines, %llu Work and %llu Leaf invocations\n", path, n,
+	printf("%s: %lu %s, %llu Work and %llu Leaf invocations\n", path, n, unit,
 	       (unsigned long long)works, (unsigned long long)leaves);
+}
+
+/* Reads one text or JSON log; returns how many lines it holds, after
+ * checking each invocation's lines against the workload. */
+static uint64_t check_log(const char *path, bool json, uint64_t tasks)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long n = 0;
+	struct table tb;
+	uint64_t expected_invocations;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	expected_invocations = table_init(&tb, tasks, path);
+	while (getline(&line, &cap, f) > 0) {
+		const char *kind = field(line, json, "kind");
+		const char *inv = field(line, json, "invocation");
+		const char *seg = field(line, json, "segment");
+		const char *fn = field(line, json, "function");
+		const char *parent = field(line, json, "parent");
+		struct observation o;
+
+		n++;
+		line[strcspn(line, "\n")] = 0;
+		if (!kind || !inv || !seg || !fn || !parent || !strncmp(inv, "null", 4) ||
+		    !strncmp(inv, "?", 1)) {
+			problem(path, n, "not a line of a stitched segment: %s", line);
+			continue;
+		}
+		o.kind = kind;
+		o.invocation = strtoull(inv, NULL, 10);
+		o.parent = strtoull(parent, NULL, 10);
+		o.segment = strtoul(seg, NULL, 10);
+		o.work = !strncmp(fn, "Work", 4);
+		o.task = -1;
+		if (o.work && !strncmp(kind, "call", 4)) {
+			const char *arg = field(line, json, "args");
+
+			o.task = arg ? strtoll(arg, NULL, 10) : -1;
+		}
+		observe(&tb, path, n, &o, line);
+	}
+	free(line);
+	fclose(f);
+	verify(&tb, path, tasks, expected_invocations, n, "lines");
 	return n;
+}
+
+/* The binary recording, read with asyncelt-dump's own parser: the same
+ * checks.  Records carry no segment number on a Leave; each thread's open
+ * segments (a Work's, and the Leaf call inside it) give it, and must nest. */
+#define MAX_THREADS_READ 256
+#define MAX_NESTING 4
+
+static uint64_t check_recording(const char *path, uint64_t tasks)
+{
+	struct open_segment { uint64_t invocation; unsigned long segment; } (*open)[MAX_NESTING];
+	unsigned *depth = calloc(MAX_THREADS_READ, sizeof(*depth));
+	FILE *file = fopen(path, "rb");
+	struct dump_file f;
+	struct table tb;
+	uint64_t expected_invocations;
+	char error[512], *data;
+	long size;
+	size_t i;
+
+	open = calloc(MAX_THREADS_READ, sizeof(*open));
+	if (!file || fseek(file, 0, SEEK_END) || (size = ftell(file)) < 0 || !open || !depth ||
+	    !(data = malloc((size_t)size + 1)) || fseek(file, 0, SEEK_SET) ||
+	    fread(data, 1, (size_t)size, file) != (size_t)size) {
+		fprintf(stderr, "%s: cannot read it: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	fclose(file);
+	if (dump_parse(data, (size_t)size, path, &f, error, sizeof(error)) != ELT_OK) {
+		problem(path, 0, "%s", error);
+		free(data);
+		return 0;
+	}
+	if (f.truncated)
+		problem(path, 0, "cut short: its last record is incomplete");
+	expected_invocations = table_init(&tb, tasks, path);
+	for (i = 0; i < f.nevents; i++) {
+		const struct dump_event *e = &f.events[i];
+		const char *name = e->function < f.nfunctions && f.functions[e->function].defined
+				   ? f.functions[e->function].name : "?";
+		struct open_segment *top;
+		struct observation o;
+		char what[64];
+		int32_t arg;
+
+		snprintf(what, sizeof(what), "a %s record at offset %zu",
+			 elt_segment_kind_name((elt_segment_kind)e->kind), e->offset);
+		if ((e->flags & (REC_NO_INVOCATION | REC_ORPHAN)) || e->thread >= MAX_THREADS_READ ||
+		    e->kind > REC_RETURN) {
+			problem(path, i + 1, "not a stitched segment: %s", what);
+			continue;
+		}
+		o.kind = elt_segment_kind_name((elt_segment_kind)e->kind);
+		o.invocation = e->invocation;
+		o.work = !strcmp(name, "Work");
+		o.task = -1;
+		o.parent = 0;
+		if (e->kind == REC_CALL || e->kind == REC_RESUME) {
+			o.segment = e->kind == REC_CALL ? 0 : e->segment;
+			if (e->kind == REC_CALL)
+				o.parent = e->parent_or_continuation;
+			if (o.work && e->kind == REC_CALL && (e->flags & REC_VALUE) &&
+			    e->value_len == sizeof(arg)) {
+				memcpy(&arg, e->value, sizeof(arg));
+				o.task = arg;
+			}
+			if (depth[e->thread] == MAX_NESTING) {
+				problem(path, i + 1, "segments nested deeper than the workload: %s",
+					what);
+				continue;
+			}
+			top = &open[e->thread][depth[e->thread]++];
+			top->invocation = e->invocation;
+			top->segment = o.segment;
+		} else {
+			top = depth[e->thread] ? &open[e->thread][depth[e->thread] - 1] : NULL;
+			if (!top || top->invocation != e->invocation) {
+				problem(path, i + 1, "a Leave of no segment open on its thread: %s",
+					what);
+				continue;
+			}
+			depth[e->thread]--;
+			o.segment = top->segment;
+		}
+		/* the parent of a Leaf's only line; a Work's never looked at */
+		if (!o.work && e->kind != REC_CALL)
+			o.parent = lookup(&tb, e->invocation)->parent;
+		observe(&tb, path, i + 1, &o, what);
+	}
+	verify(&tb, path, tasks, expected_invocations, (unsigned long)f.nevents, "records");
+	i = f.nevents;
+	dump_file_free(&f);
+	free(data);
+	free(open);
+	free(depth);
+	return i;
 }
 
 /* --- main ------------------------------------------------------------------ */
@@ -394,8 +544,8 @@ int main(int argc, char **argv)
 {
 	uint64_t want = env_number("STRESS_SEGMENTS", 10000000);
 	unsigned threads = (unsigned)env_number("STRESS_THREADS", 8), i;
-	uint64_t tasks = 0, segments = 0, work_pairs = 0, text_lines, json_lines;
-	char spec[4096], text_log[1024], json_log[1024];
+	uint64_t tasks = 0, segments = 0, work_pairs = 0, text_lines, json_lines, records;
+	char spec[4096], text_log[1024], json_log[1024], recording[1024];
 	const char *dir;
 	pthread_t *tids;
 	struct timespec start;
@@ -426,15 +576,16 @@ int main(int argc, char **argv)
 	}
 	snprintf(text_log, sizeof(text_log), "%s/log.txt", dir);
 	snprintf(json_log, sizeof(json_log), "%s/log.jsonl", dir);
+	snprintf(recording, sizeof(recording), "%s/log.bin", dir);
 	snprintf(spec, sizeof(spec),
 		 "counting:output=%s/counts.txt;"
 		 "check:expect=Work:%llu,Leaf:%llu,output=%s/check.txt;"
 		 "logging:format=text,output=%s;"
 		 "logging:format=json,output=%s;"
-		 /* binary logging (issue E): add "logging:format=binary,output=%s/log.bin;" here */
+		 "logging:format=binary,output=%s;"
 		 "timing:output=%s/timing.txt,trace=%s/trace.json",
 		 dir, (unsigned long long)work_pairs, (unsigned long long)work_pairs, dir,
-		 text_log, json_log, dir, dir);
+		 text_log, json_log, recording, dir, dir);
 	if (check_only)
 		goto check_logs;
 	if (elt_register_function(WORK_ID, "Work", "l(K i)", ELT_FUNCTION_ASYNC) != ELT_OK ||
@@ -497,8 +648,9 @@ int main(int argc, char **argv)
 check_logs:
 	text_lines = check_log(text_log, false, tasks);
 	json_lines = check_log(json_log, true, tasks);
-	if (text_lines != segments || json_lines != segments) {
-		fprintf(stderr, "FAIL: a log does not hold one line per segment (%llu)\n",
+	records = check_recording(recording, tasks);
+	if (text_lines != segments || json_lines != segments || records != segments) {
+		fprintf(stderr, "FAIL: a log does not hold one line or record per segment (%llu)\n",
 			(unsigned long long)segments);
 		failed = 1;
 	}
