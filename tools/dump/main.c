@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 		}
 		if (files[i].truncated)
 			fprintf(stderr, "asyncelt-dump: warning: %s is cut short at offset %zu "
-				"of %zu (the process was killed?): read its %zu whole records\n",
+				"of %zu (the process was killed?): read its %zu whole segment records\n",
 				path, files[i].whole_bytes, size, files[i].nevents);
 	}
 	if (status == 0 && !from_trace && view != TEXT && view != JSONL) {
