@@ -5,7 +5,9 @@
  * each kind, with their values' bytes and continuations, through a normal
  * buffer and a 64-byte one (a write per record: nothing lost, nothing
  * split); a value longer than the 64-byte buffer is left out of it and
- * its record says so, whole; the file names its pid and functions; a fork
+ * its record says so, whole; functions with names longer than the 64-byte
+ * buffer, registered while another thread records, are defined whole in
+ * both files; the file names its pid and functions; a fork
  * child's file (%p)
  * names the functions again and holds only its own records; format=binary
  * without output= is refused.  Segments come from the producer API.
@@ -19,6 +21,7 @@
 #include <asyncelt/plugin.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 #if !defined(_WIN32)
 # include <sys/wait.h>
@@ -51,6 +54,65 @@ static void big_call(void)
 	elt_emit_leave(BIG, NULL, NULL);
 }
 
+/* Functions whose records are longer than the 64-byte buffer, registered
+ * while a thread records Noise: each record must still reach the file in
+ * one write.  Their names: "Long_" and a number, padded to LONG_NAME. */
+#define LONG_FUNCTIONS 1000
+#define LONG_NAME 100
+static const elt_function_id NOISE = 0x400, LONG_BASE = 0x10000;
+static atomic_int registering = 1;
+
+static void long_name(char *name, unsigned i)
+{
+	int n = snprintf(name, LONG_NAME + 1, "Long_%u_", i);
+
+	memset(name + n, 'x', (size_t)(LONG_NAME - n));
+	name[LONG_NAME] = '\0';
+}
+
+static void *noise(void *arg)
+{
+	(void)arg;
+	while (atomic_load(&registering)) {
+		elt_emit_enter(NOISE, NULL, NULL);
+		elt_emit_leave(NOISE, NULL, NULL);
+	}
+	return NULL;
+}
+
+static void register_long_functions(void)
+{
+	char name[LONG_NAME + 1];
+	pthread_t thread;
+	unsigned i;
+
+	if (pthread_create(&thread, NULL, noise, NULL))
+		tap_bail("pthread_create failed");
+	for (i = 0; i < LONG_FUNCTIONS; i++) {
+		long_name(name, i);
+		if (elt_register_function(LONG_BASE + i, name, "v()", 0) != ELT_OK)
+			tap_bail("register %s: %s", name, elt_last_error());
+	}
+	atomic_store(&registering, 0);
+	pthread_join(thread, NULL);
+}
+
+/* How many of the long functions the file defines, with their names. */
+static unsigned long_functions_defined(const struct dump_file *f)
+{
+	char name[LONG_NAME + 1];
+	unsigned i, n = 0, defined = 0;
+
+	for (i = 0; i < f->nfunctions; i++)
+		if (f->functions[i].defined && f->functions[i].id >= LONG_BASE &&
+		    f->functions[i].id < LONG_BASE + LONG_FUNCTIONS) {
+			long_name(name, (unsigned)(f->functions[i].id - LONG_BASE));
+			defined += !strcmp(f->functions[i].name, name);
+			n++;
+		}
+	return n == defined ? defined : 0;
+}
+
 static int big_bytes_ok(const uint8_t *p, uint32_t n)
 {
 	uint32_t i;
@@ -77,6 +139,8 @@ static void tally_file(const struct dump_file *f, struct tally *t)
 		double d;
 		int64_t ret;
 
+		if (!strcmp(name, "Noise"))
+			continue;
 		if (!strcmp(name, "Big")) {
 			if (e->kind == REC_CALL && (e->flags & REC_VALUE))
 				t->big_value += big_bytes_ok(e->value, e->value_len);
@@ -140,7 +204,7 @@ static void check_recording(const char *path, const char *what)
 	if (!read_recording(path, &f, &data)) {
 		int i;
 
-		for (i = 0; i < 6; i++)         /* failures, never skips */
+		for (i = 0; i < 7; i++)         /* failures, never skips */
 			ok(0, "%s: the recording is readable", what);
 		free(data);
 		return;
@@ -157,6 +221,9 @@ static void check_recording(const char *path, const char *what)
 	   "%s: suspensions and resumes carry their continuation and segment", what);
 	ok(t.big_value == 1 && t.big_incomplete == 0,
 	   "%s: the 100-byte argument recorded whole", what);
+	ok(long_functions_defined(&f) == LONG_FUNCTIONS,
+	   "%s: %u functions with %d-byte names, registered while another thread "
+	   "recorded, all defined", what, long_functions_defined(&f), LONG_NAME);
 	ok(t.unordered == 0 && t.threads_right == THREADS && f.nfunctions >= 2 &&
 	   !strcmp(f.functions[0].name, "Work") &&
 	   !strcmp(f.functions[0].signature_text, "l(K i d)"),
@@ -174,10 +241,11 @@ int main(void)
 	int t, forked = 0;
 	long child = 0;
 
-	tap_plan(13);
+	tap_plan(15);
 	if (elt_register_function(WORK, "Work", "l(K i d)", ELT_FUNCTION_ASYNC) ||
 	    elt_register_function(PLAIN, "Plain", "v(p)", 0) ||
-	    elt_register_function(BIG, "Big", "v({c[100]})", 0))
+	    elt_register_function(BIG, "Big", "v({c[100]})", 0) ||
+	    elt_register_function(NOISE, "Noise", "v()", 0))
 		tap_bail("register: %s", elt_last_error());
 
 	is_int(elt_plugin_load("logging:format=binary"), ELT_E_BAD_OPTION,
@@ -196,6 +264,7 @@ int main(void)
 	for (t = 0; t < THREADS; t++)
 		pthread_join(threads[t], NULL);
 	big_call();
+	register_long_functions();
 
 #if !defined(_WIN32)
 	{
@@ -241,8 +310,9 @@ int main(void)
 		tap_skip(1, "no fork");
 	}
 	{
-		/* the 64-byte buffer: records longer than it are written in
-		 * pieces, still whole in the file; the fork child appends there */
+		/* the 64-byte buffer: a write every few records, the function
+		 * records longer than it each in one; the fork child appends
+		 * there */
 		struct dump_file f;
 		struct tally tl;
 		char *data;
@@ -255,8 +325,12 @@ int main(void)
 			   "64-byte buffer: every record whole, %lu calls", tl.kinds[REC_CALL]);
 			ok(tl.big_incomplete == 1 && tl.big_value == 0,
 			   "64-byte buffer: the 100-byte argument left out, its call marked incomplete");
+			ok(long_functions_defined(&f) == LONG_FUNCTIONS,
+			   "64-byte buffer: the %d functions with %d-byte names all defined",
+			   LONG_FUNCTIONS, LONG_NAME);
 			dump_file_free(&f);
 		} else {
+			ok(0, "64-byte buffer: readable");
 			ok(0, "64-byte buffer: readable");
 			ok(0, "64-byte buffer: readable");
 		}

@@ -114,6 +114,7 @@ void tbuf_put_slow(struct tbuf *b, const char *s, size_t n)
 {
 	if (make_room(b, n) < n) {      /* longer than the whole buffer */
 		write_all(b->set, s, n);
+		b->writes++;
 		return;
 	}
 	memcpy(b->data + b->len, s, n);

@@ -38,10 +38,11 @@ struct tbuf {
 	size_t len;                     /* bytes in data */
 	size_t capacity;
 	size_t line_start;              /* data[0 .. line_start) is whole lines */
-	unsigned long writes;           /* times the buffer was written out (or
-					   emptied in a fork child): a writer
-					   whose records depend on the ones
-					   before checks it (logging's binary) */
+	unsigned long writes;           /* times the thread's bytes went to the
+					   file (or were dropped in a fork
+					   child): a writer whose records depend
+					   on the ones before checks it
+					   (logging's binary) */
 	struct tbuf_set *set;
 	struct tbuf *next_all;          /* every buffer of the set */
 	struct tbuf *next_here;         /* this thread's buffers of other sets */
@@ -163,6 +164,15 @@ void tbuf_put_json_str(struct tbuf *b, const char *s);
 static inline void tbuf_end_line(struct tbuf *b)
 {
 	tbuf_put_char(b, '\n');
+	b->line_start = b->len;
+}
+
+/* Appends a whole line, its '\n' included, at a line's start: one longer
+ * than the whole buffer goes to the file in one write, never in pieces
+ * another thread's write could separate. */
+static inline void tbuf_put_line(struct tbuf *b, const char *s, size_t n)
+{
+	tbuf_put(b, s, n);
 	b->line_start = b->len;
 }
 

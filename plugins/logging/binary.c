@@ -123,7 +123,7 @@ static uint8_t *put_event(uint8_t *p, struct run *run, uint64_t now, uint32_t fu
 {
 	*p++ = rec_tag(flags, (enum rec_kind)kind);
 	p = rec_put_number(p, now - run->time);
-	p = rec_put_number(p, (uint64_t)function + 1);
+	p = rec_put_number(p, function == REC_UNREGISTERED ? 0 : (uint64_t)function + 1);
 	if (!(flags & REC_NO_INVOCATION)) {
 		p = rec_put_number(p, rec_zigzag(inv->id - run->invocation));
 		run->invocation = inv->id;
@@ -251,8 +251,8 @@ void binary_segment(struct binary_log *log, const elt_info *info)
 
 /* --- the function table ---------------------------------------------------- */
 
-/* A REC_FUNCTION record in a new allocation, its end byte left for
- * put_definition; NULL when out of memory. */
+/* A REC_FUNCTION record, its end byte included, in a new allocation;
+ * NULL when out of memory. */
 static char *function_record(const elt_function_desc *fn, size_t *size)
 {
 	const char *sig = fn->signature && fn->signature->text ? fn->signature->text : "";
@@ -264,13 +264,14 @@ static char *function_record(const elt_function_desc *fn, size_t *size)
 	p = rec_put_number(p, fn->index);
 	p = rec_put_number(p, fn->id);
 	p = rec_put_number(p, fn->flags);
-	*size = (size_t)(p - fixed) + name_len + sig_len;
+	*size = (size_t)(p - fixed) + name_len + sig_len + 1;
 	rec = malloc(*size);
 	if (!rec)
 		return NULL;
 	memcpy(rec, fixed, (size_t)(p - fixed));
 	memcpy(rec + (p - fixed), fn->name, name_len);
 	memcpy(rec + (p - fixed) + name_len, sig, sig_len);
+	rec[*size - 1] = REC_END;
 	return rec;
 }
 
@@ -283,8 +284,7 @@ static void put_definition(struct binary_log *log, const char *rec, size_t size)
 
 	if (!b)
 		return;
-	tbuf_put(b, rec, size);
-	tbuf_end_line(b);
+	tbuf_put_line(b, rec, size);    /* whole, however long its name */
 	tbuf_thread_exit(log->out);     /* the one way tbuf writes a thread out */
 }
 

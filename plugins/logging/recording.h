@@ -26,10 +26,11 @@
  * byte order.
  *
  * A thread's records reach the file in its order, in runs: each write of
- * a thread's buffer starts with a REC_RUN record naming the thread and a
- * time, and the events after it, up to the next REC_RUN, are that
- * thread's, each one's time and invocation given as the difference from
- * the event before it in the run.  Runs of different threads interleave,
+ * a thread's events starts with a REC_RUN record naming the thread and a
+ * time (a write of a function record alone needs none), and the events
+ * after it, up to the next REC_RUN, are that thread's, each one's time
+ * and invocation given as the difference from the event before it in the
+ * run.  Runs of different threads interleave,
  * so the reader orders events by time.
  *
  *   REC_RUN       n thread, n time (ns since base); the run's invocation
