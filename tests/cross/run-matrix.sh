@@ -71,7 +71,8 @@ for abi in "${wanted[@]}"; do
 	if [ "$triplet" != - ]; then
 		host_args=(--host="$triplet")
 		case $wrapper in
-		wine) wrap="wine" ;;
+		# wine, started again if wine itself cannot start
+		wine) wrap="sh $work/src/tests/cross/wine-retry.sh" ;;
 		# On the real CPU (i386 on an x86-64 kernel), with the cross
 		# sysroot's glibc.  Not qemu-i386: on sigreturn it reloads %gs
 		# from a descriptor table all guest threads share, so after a
