@@ -52,55 +52,28 @@ struct run {
 	uint32_t thread;
 };
 
-/* A value's ranges: a call's arguments or a final return's value. */
-struct value {
-	elt_range ranges[MAX_ARGS];
-	size_t count;
-	uint32_t total;
+/* One segment's record but its value bytes: what the getters said. */
+struct event {
+	uint64_t now;
+	uint32_t function;              /* fn->index, or REC_UNREGISTERED */
+	uint32_t thread;
+	unsigned flags;                 /* REC_* */
+	elt_segment_kind kind;
+	uintptr_t continuation;         /* a resume's or a suspension's */
+	uint32_t value_total;           /* bytes of value, with REC_VALUE */
+	elt_invocation inv;
 };
 
-/* The flags a value gives the record.  What the signature says is empty
- * (no parameter but the continuation, a void result) needs no getter. */
-static unsigned value_flags(elt_status st)
-{
-	return st == ELT_OK ? REC_VALUE : st == ELT_E_DATAINCOMPLETE ? REC_INCOMPLETE : 0;
-}
-
-static unsigned arguments_of(const elt_info *info, const elt_signature *sig, struct value *v)
-{
-	size_t total = 0;
-	elt_status st;
-
-	v->count = 0;
-	v->total = 0;
-	if (sig->nparams == (sig->continuation_index >= 0 ? 1u : 0u))
-		return REC_VALUE;
-	v->count = MAX_ARGS;
-	st = elt_get_enter_info(info, v->ranges, &v->count, &total);
-	v->total = (uint32_t)total;
-	return value_flags(st);
-}
-
-static unsigned return_of(const elt_info *info, const elt_signature *sig, struct value *v)
-{
-	elt_status st;
-
-	v->count = 0;
-	v->total = 0;
-	if (sig->ret->kind == ELT_TYPE_VOID)
-		return REC_VALUE;
-	st = elt_get_return_info(info, &v->ranges[0]);
-	v->count = 1;
-	v->total = (uint32_t)v->ranges[0].length;
-	return value_flags(st);
-}
+/* The most a record takes but its value bytes: a run record and the
+ * event's fields, then the end byte. */
+#define FIXED_MAX (REC_RUN_MAX + REC_EVENT_MAX + 1)
 
 /* Does the thread's next event continue its run?  Not when the buffer
  * was written out since (a run starts each write) or something else was
  * appended, nor when the event is another thread's (a buffer passed on). */
 static bool run_continues(const struct tbuf *b, const struct run *run, uint32_t thread)
 {
-	return run->writes == b->writes && run->end == b->len && run->end != 0 &&
+	return run->end == b->len && run->writes == b->writes && run->end != 0 &&
 	       run->thread == thread;
 }
 
@@ -116,38 +89,57 @@ static uint8_t *put_run(uint8_t *p, struct run *run, uint32_t thread, uint64_t n
 	return p;
 }
 
-/* The event's fields up to its value bytes (recording.h). */
-static uint8_t *put_event(uint8_t *p, struct run *run, uint64_t now, uint32_t function,
-			  unsigned flags, elt_segment_kind kind, const elt_invocation *inv,
-			  uintptr_t continuation, const struct value *value)
+/* The run record if one is due, then the event's fields up to its value
+ * bytes (recording.h).  Inline, so that the hot path keeps its dozen
+ * values in registers. */
+static inline __attribute__((always_inline)) uint8_t *
+put_fields(uint8_t *p, const struct tbuf *b, struct run *run, const struct event *ev)
 {
-	*p++ = rec_tag(flags, (enum rec_kind)kind);
-	p = rec_put_number(p, now - run->time);
-	p = rec_put_number(p, function == REC_UNREGISTERED ? 0 : (uint64_t)function + 1);
-	if (!(flags & REC_NO_INVOCATION)) {
+	const elt_invocation *inv = &ev->inv;
+
+	if (!run_continues(b, run, ev->thread))
+		p = put_run(p, run, ev->thread, ev->now);
+	*p++ = rec_tag(ev->flags, (enum rec_kind)ev->kind);
+	p = rec_put_number(p, ev->now - run->time);
+	p = rec_put_number(p, ev->function == REC_UNREGISTERED ? 0 : (uint64_t)ev->function + 1);
+	if (!(ev->flags & REC_NO_INVOCATION)) {
 		p = rec_put_number(p, rec_zigzag(inv->id - run->invocation));
 		run->invocation = inv->id;
 	}
-	run->time = now;
-	switch (kind) {
+	run->time = ev->now;
+	switch (ev->kind) {
 	case ELT_SEGMENT_CALL:
 		p = rec_put_number(p, inv->parent ? rec_zigzag(inv->id - inv->parent) + 1 : 0);
 		break;
 	case ELT_SEGMENT_RESUME:
-		p = rec_put_number(p, continuation);
+		p = rec_put_number(p, ev->continuation);
 		p = rec_put_number(p, inv->segment);
 		p = rec_put_number(p, inv->previous_thread);
 		break;
 	case ELT_SEGMENT_SUSPEND:
-		p = rec_put_number(p, continuation);
+		p = rec_put_number(p, ev->continuation);
 		break;
 	default:
 		break;
 	}
-	if (flags & REC_VALUE)
-		p = rec_put_number(p, value->total);
+	if (ev->flags & REC_VALUE)
+		p = rec_put_number(p, ev->value_total);
 	return p;
 }
+
+/* The record is whole: the run goes on after it. */
+static inline void end_record(struct tbuf *b, struct run *run)
+{
+	tbuf_end_line(b);       /* REC_END */
+	run->end = b->len;
+	run->writes = b->writes;
+}
+
+/* A value's ranges: a call's arguments or a final return's value. */
+struct value {
+	elt_range ranges[MAX_ARGS];
+	size_t count;
+};
 
 static void put_value_bytes(struct tbuf *b, const struct value *v)
 {
@@ -157,95 +149,122 @@ static void put_value_bytes(struct tbuf *b, const struct value *v)
 		tbuf_put(b, (const char *)v->ranges[i].start, v->ranges[i].length);
 }
 
-/* The run record if one is due, then the event's fields.  Inline, so
- * that the hot path passes its dozen values in registers. */
-static inline __attribute__((always_inline)) uint8_t *put_start(uint8_t *p, const struct tbuf *b, struct run *run, uint64_t now,
-			  uint32_t function, unsigned flags, elt_segment_kind kind,
-			  const elt_invocation *inv, uintptr_t continuation,
-			  const struct value *value, uint32_t thread)
-{
-	if (!run_continues(b, run, thread))
-		p = put_run(p, run, thread, now);
-	return put_event(p, run, now, function, flags, kind, inv, continuation, value);
-}
-
 /* The rare record that does not fit in the buffer's free space even
- * after its whole records went out: built aside, appended with tbuf_put.
+ * after its whole records went out: built aside, appended with tbuf_put
+ * (`value` NULL: the value is empty).
  * A value that would not fit in the whole buffer is left out
  * (REC_INCOMPLETE): written in pieces, another thread's write could land
  * between them. */
-static __attribute__((noinline)) void put_large(struct tbuf *b, struct run *run, uint64_t now,
-						uint32_t function, unsigned flags,
-						elt_segment_kind kind, const elt_invocation *inv,
-						uintptr_t continuation, const struct value *value,
-						uint32_t thread)
+static __attribute__((noinline)) void put_large(struct tbuf *b, struct run *run,
+						struct event *ev, const struct value *value)
 {
-	uint8_t fixed[REC_RUN_MAX + REC_EVENT_MAX], *p;
+	uint8_t fixed[FIXED_MAX], *p;
 	struct run before = *run;
 
-	p = put_start(fixed, b, run, now, function, flags, kind, inv, continuation, value, thread);
-	if ((flags & REC_VALUE) && (size_t)(p - fixed) + value->total + 1 > b->capacity - b->len) {
+	p = put_fields(fixed, b, run, ev);
+	if ((ev->flags & REC_VALUE) &&
+	    (size_t)(p - fixed) + ev->value_total + 1 > b->capacity - b->len) {
 		*run = before;
-		flags = (flags & ~REC_VALUE) | REC_INCOMPLETE;
-		p = put_start(fixed, b, run, now, function, flags, kind, inv, continuation,
-			      value, thread);
+		ev->flags = (ev->flags & ~REC_VALUE) | REC_INCOMPLETE;
+		p = put_fields(fixed, b, run, ev);
 	}
 	tbuf_put(b, (const char *)fixed, (size_t)(p - fixed));
-	if (flags & REC_VALUE)
+	if ((ev->flags & REC_VALUE) && value)
 		put_value_bytes(b, value);
-	tbuf_end_line(b);
-	run->end = b->len;
-	run->writes = b->writes;
+	end_record(b, run);
+}
+
+/* The flags a value gives the record. */
+static unsigned value_flags(elt_status st)
+{
+	return st == ELT_OK ? REC_VALUE : st == ELT_E_DATAINCOMPLETE ? REC_INCOMPLETE : 0;
+}
+
+/* Does the signature give this segment a value?  A call with parameters
+ * besides the continuation, a final return of a non-void result.  One
+ * without carries an empty value (REC_VALUE, 0 bytes) and needs no getter. */
+static bool has_value(const elt_signature *sig, elt_segment_kind kind)
+{
+	if (kind == ELT_SEGMENT_CALL)
+		return sig->nparams != (sig->continuation_index >= 0 ? 1u : 0u);
+	return kind == ELT_SEGMENT_RETURN && sig->ret->kind != ELT_TYPE_VOID;
+}
+
+/* A call's arguments or a final return's value, then the record. */
+static __attribute__((noinline)) void put_valued(struct tbuf *b, struct run *run,
+						 struct event *ev, const elt_info *info)
+{
+	struct value value;
+	size_t total = 0;
+	elt_status st;
+	uint8_t *p;
+
+	if (ev->kind == ELT_SEGMENT_CALL) {
+		value.count = MAX_ARGS;
+		st = elt_get_enter_info(info, value.ranges, &value.count, &total);
+	} else {
+		st = elt_get_return_info(info, &value.ranges[0]);
+		value.count = 1;
+		total = value.ranges[0].length;
+	}
+	ev->flags |= value_flags(st);
+	ev->value_total = (uint32_t)total;
+	if (!tbuf_reserve(b, FIXED_MAX + (ev->flags & REC_VALUE ? total : 0))) {
+		put_large(b, run, ev, &value);
+		return;
+	}
+	p = put_fields((uint8_t *)b->data + b->len, b, run, ev);
+	b->len = (size_t)((char *)p - b->data);
+	if (ev->flags & REC_VALUE)
+		put_value_bytes(b, &value);
+	end_record(b, run);
 }
 
 void binary_segment(struct binary_log *log, const elt_info *info)
 {
-	uint64_t now = now_ns(log);
 	struct tbuf *b = tbuf_get(log->out);
 	const elt_function_desc *fn = elt_get_function(info);
 	const elt_signature *sig = fn ? fn->signature : NULL;
-	elt_segment_kind kind = elt_get_segment_kind(info);
-	uint32_t function = fn ? fn->index : REC_UNREGISTERED;
-	elt_invocation inv;
-	unsigned flags = 0;
-	struct value value;
-	uintptr_t continuation = 0;
-	uint32_t thread;
+	struct event ev;
 	struct run *run;
 	uint8_t *p;
 	void *k;
 
+	ev.now = now_ns(log);
 	if (!b)
 		return;         /* out of memory: counted by tbuf */
 	run = tbuf_user(b);
-	if (elt_get_invocation(info, &inv) != ELT_OK) {
-		memset(&inv, 0, sizeof(inv));
-		flags |= REC_NO_INVOCATION;
+	ev.kind = elt_get_segment_kind(info);
+	ev.function = fn ? fn->index : REC_UNREGISTERED;
+	ev.flags = 0;
+	ev.continuation = 0;
+	ev.value_total = 0;
+	if (elt_get_invocation(info, &ev.inv) == ELT_OK) {
+		ev.thread = ev.inv.thread;
+		if (ev.inv.flags & ELT_INVOCATION_ORPHAN)
+			ev.flags |= REC_ORPHAN;
+	} else {
+		/* an event the library placed on no thread joins the run it is in */
+		ev.thread = run->thread;
+		ev.flags |= REC_NO_INVOCATION;
 	}
-	if (inv.flags & ELT_INVOCATION_ORPHAN)
-		flags |= REC_ORPHAN;
-	value.total = 0;
-	if (sig && kind == ELT_SEGMENT_CALL)
-		flags |= arguments_of(info, sig, &value);
-	else if (sig && kind == ELT_SEGMENT_RETURN)
-		flags |= return_of(info, sig, &value);
-	else if (fn && (kind == ELT_SEGMENT_RESUME || kind == ELT_SEGMENT_SUSPEND) &&
-		 elt_get_continuation(info, &k) == ELT_OK)
-		continuation = (uintptr_t)k;
-	/* an event the library placed on no thread joins the run it is in */
-	thread = flags & REC_NO_INVOCATION ? run->thread : inv.thread;
-	if (!tbuf_reserve(b, REC_RUN_MAX + REC_EVENT_MAX + 1 +
-			      (flags & REC_VALUE ? value.total : 0))) {
-		put_large(b, run, now, function, flags, kind, &inv, continuation, &value, thread);
+	if (sig && (ev.kind == ELT_SEGMENT_CALL || ev.kind == ELT_SEGMENT_RETURN)) {
+		if (has_value(sig, ev.kind)) {
+			put_valued(b, run, &ev, info);
+			return;
+		}
+		ev.flags |= REC_VALUE;
+	} else if (fn && (ev.kind == ELT_SEGMENT_RESUME || ev.kind == ELT_SEGMENT_SUSPEND) &&
+		   elt_get_continuation(info, &k) == ELT_OK) {
+		ev.continuation = (uintptr_t)k;
+	}
+	if (!tbuf_reserve(b, FIXED_MAX)) {
+		put_large(b, run, &ev, NULL);
 		return;
 	}
-	p = put_start((uint8_t *)b->data + b->len, b, run, now, function, flags, kind, &inv,
-		      continuation, &value, thread);
-	b->len = (size_t)((char *)p - b->data);
-	if (flags & REC_VALUE)
-		put_value_bytes(b, &value);
-	tbuf_end_line(b);       /* REC_END */
-	run->end = b->len;
+	p = put_fields((uint8_t *)b->data + b->len, b, run, &ev);
+	*p++ = REC_END;
+	b->len = b->line_start = run->end = (size_t)((char *)p - b->data);
 	run->writes = b->writes;
 }
 
