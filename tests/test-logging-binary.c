@@ -209,7 +209,8 @@ static void check_recording(const char *path, const char *what)
 		free(data);
 		return;
 	}
-	ok(!f.truncated && f.pid == (long)getpid(), "%s: whole, the pid in its preamble", what);
+	ok(!f.truncated && f.pid == (long)getpid() && f.buffer == 64 * 1024,
+	   "%s: whole, the pid and the 64 KiB buffer in its preamble", what);
 	tally_file(&f, &t);
 	ok(t.kinds[REC_CALL] == 2 * ALL && t.kinds[REC_SUSPEND] == ALL &&
 	   t.kinds[REC_RESUME] == ALL && t.kinds[REC_RETURN] == 2 * ALL,
@@ -323,8 +324,9 @@ int main(void)
 			   tl.threads_right == THREADS && tl.unordered == 0 &&
 			   tl.work_args_ok == ALL && tl.ret_ok == ALL,
 			   "64-byte buffer: every record whole, %lu calls", tl.kinds[REC_CALL]);
-			ok(tl.big_incomplete == 1 && tl.big_value == 0,
-			   "64-byte buffer: the 100-byte argument left out, its call marked incomplete");
+			ok(tl.big_incomplete == 1 && tl.big_value == 0 && f.buffer == 64,
+			   "64-byte buffer: the 100-byte argument left out, its call marked "
+			   "incomplete; the preamble says 64");
 			ok(long_functions_defined(&f) == LONG_FUNCTIONS,
 			   "64-byte buffer: the %d functions with %d-byte names all defined",
 			   LONG_FUNCTIONS, LONG_NAME);

@@ -425,9 +425,9 @@ elt_status binary_open(struct binary_log **out, const char *path, size_t capacit
 	/* %p stays for tbuf to expand: the pid of whichever process writes */
 	snprintf(preamble, sizeof(preamble),
 		 REC_MAGIC " %d\npid %%p\nabi %s\nbyte-order %s\n"
-		 "clock %s\nbase %llu\n" REC_PREAMBLE_END,
+		 "clock %s\nbase %llu\nbuffer %zu\n" REC_PREAMBLE_END,
 		 REC_VERSION, elt_abi_name(), little_endian() ? "little" : "big",
-		 clock_line(), (unsigned long long)log->base_ns);
+		 clock_line(), (unsigned long long)log->base_ns, capacity);
 	st = tbuf_open(&log->out, "output", path, capacity, sizeof(struct run), preamble,
 		       NULL);
 	if (st != ELT_OK) {

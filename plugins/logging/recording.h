@@ -11,7 +11,13 @@
  *     byte-order little\n
  *     clock tsc ns\n                  what counted the times (rec_clocks), in ns
  *     base 81234567890\n              CLOCK_MONOTONIC at init: times count from it
+ *     buffer 65536\n                  the writer's buffer: a value is shorter
  *     records\n                       the last line: binary from here on
+ *
+ * A reader ignores keys it does not know.  `buffer` bounds every value:
+ * the writer leaves out a value that its whole buffer would not hold
+ * (REC_INCOMPLETE), so a longer value length is damage, not a file cut
+ * short.  (Files from before the line have no such bound.)
  *
  * The preamble is text so that a plain pager identifies the file and so
  * that the per-thread buffers (plugins/common/tbuf.h) can write it again,

@@ -140,6 +140,8 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 			have_base = true;
 			continue;
 		}
+		if (sscanf(value, "buffer %" SCNu64, &f->buffer) == 1)
+			continue;
 		/* other keys: a later writer's, ignored */
 	}
 	if (limit == c->size)
@@ -314,6 +316,13 @@ static enum step event(struct reader *r, struct dump_event *e)
 	}
 	if (e->flags & REC_VALUE) {
 		NUMBER_OR_RETURN(r, &v, UINT32_MAX, "value length");
+		/* not a file cut short: the writer never made such a value */
+		if (r->f->buffer && v >= r->f->buffer) {
+			fail(r->error, r->error_size, r->f->name, r->offset,
+			     "value length %" PRIu64 ": more than the writer's %" PRIu64
+			     "-byte buffer holds (the file is corrupt)", v, r->f->buffer);
+			return STEP_FAILED;
+		}
 		if (v > r->c.size - r->c.at)
 			return STEP_CUT;
 		e->value_len = (uint32_t)v;

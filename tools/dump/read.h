@@ -42,6 +42,7 @@ struct dump_file {
 	long pid;
 	char abi[128];
 	uint64_t base_ns;
+	uint64_t buffer;                /* the writer's buffer; 0: not said */
 	struct dump_function *functions;
 	uint32_t nfunctions;
 	struct dump_event *events;
