@@ -4,29 +4,13 @@
  * order at equal times), as the timing plugin would have seen them live.
  */
 #include "model.h"
+#include "grow.h"
 #include "read.h"
 #include "../../plugins/logging/recording.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool grow(void **array, size_t *capacity, size_t need, size_t item)
-{
-	size_t cap = *capacity;
-	void *bigger;
-
-	if (need <= cap)
-		return true;
-	while (cap < need)
-		cap = cap ? 2 * cap : 256;
-	bigger = realloc(*array, cap * item);
-	if (!bigger)
-		return false;
-	*array = bigger;
-	*capacity = cap;
-	return true;
-}
 
 /* --- (process, invocation id) -> invocation index ------------------------- */
 
@@ -130,8 +114,8 @@ uint32_t model_process(struct model *m, long pid)
 uint32_t model_add_invocation(struct model *m, const struct model_invocation *inv)
 {
 	if (m->ninvocations == MODEL_NONE - 1 ||
-	    !grow((void **)&m->invocations, &m->capacity_invocations, m->ninvocations + 1,
-		  sizeof(*inv)))
+	    !dump_grow((void **)&m->invocations, &m->capacity_invocations,
+		       m->ninvocations + 1, sizeof(*inv)))
 		return MODEL_NONE;
 	m->invocations[m->ninvocations] = *inv;
 	return m->ninvocations++;
@@ -139,8 +123,8 @@ uint32_t model_add_invocation(struct model *m, const struct model_invocation *in
 
 bool model_add_segment(struct model *m, const struct model_segment *s)
 {
-	if (!grow((void **)&m->segments, &m->capacity_segments, m->nsegments + 1,
-		  sizeof(*s)))
+	if (!dump_grow((void **)&m->segments, &m->capacity_segments, m->nsegments + 1,
+		       sizeof(*s)))
 		return false;
 	m->segments[m->nsegments++] = *s;
 	return true;
@@ -148,8 +132,8 @@ bool model_add_segment(struct model *m, const struct model_segment *s)
 
 static bool add_latency(struct model_function *f, uint64_t ns)
 {
-	if (!grow((void **)&f->latencies, &f->latencies_cap, f->nlatencies + 1,
-		  sizeof(*f->latencies)))
+	if (!dump_grow((void **)&f->latencies, &f->latencies_cap, f->nlatencies + 1,
+		       sizeof(*f->latencies)))
 		return false;
 	f->latencies[f->nlatencies++] = ns;
 	return true;
@@ -201,9 +185,9 @@ static bool visit(struct walk *w, uint32_t process, uint32_t function,
 
 		inv = model_add_invocation(m, &fresh);
 		if (inv == MODEL_NONE ||
-		    !grow((void **)&w->open, &w->open_cap, (size_t)inv + 1, sizeof(*w->open)) ||
-		    !grow((void **)&w->suspended_at, &w->suspended_cap, (size_t)inv + 1,
-			  sizeof(*w->suspended_at)))
+		    !dump_grow((void **)&w->open, &w->open_cap, (size_t)inv + 1, sizeof(*w->open)) ||
+		    !dump_grow((void **)&w->suspended_at, &w->suspended_cap, (size_t)inv + 1,
+			       sizeof(*w->suspended_at)))
 			return false;
 		if (2 * (w->ids.used + 1) > w->ids.mask + 1) {
 			/* keep the map at most half full: rebuild it bigger */

@@ -5,6 +5,7 @@
  * ends it with a warning.
  */
 #include "read.h"
+#include "grow.h"
 #include "../../plugins/logging/recording.h"
 
 #include <inttypes.h>
@@ -153,23 +154,6 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 
 /* --- records --------------------------------------------------------------- */
 
-static bool grow(void **array, size_t *capacity, size_t need, size_t item)
-{
-	size_t cap = *capacity;
-	void *bigger;
-
-	if (need <= cap)
-		return true;
-	while (cap < need)
-		cap = cap ? 2 * cap : 256;
-	bigger = realloc(*array, cap * item);
-	if (!bigger)
-		return false;
-	*array = bigger;
-	*capacity = cap;
-	return true;
-}
-
 /* The smallest function record: tag, three numbers, two empty strings
  * and the end byte. */
 #define FUNCTION_RECORD_MIN 7
@@ -242,8 +226,8 @@ static enum step define(struct reader *r)
 		     index, r->c.size);
 		return STEP_FAILED;
 	}
-	if (!grow((void **)&f->functions, &r->functions_cap, (size_t)index + 1,
-		  sizeof(*f->functions)))
+	if (!dump_grow((void **)&f->functions, &r->functions_cap, (size_t)index + 1,
+		       sizeof(*f->functions)))
 		return bad(r, "%s", "out of memory");
 	while (f->nfunctions <= index)
 		memset(&f->functions[f->nfunctions++], 0, sizeof(*fn));
@@ -370,7 +354,7 @@ static enum step record(struct reader *r)
 	}
 	if (e.kind == REC_FUNCTION || e.kind == REC_RUN)
 		return STEP_OK;
-	if (!grow((void **)&f->events, &r->events_cap, f->nevents + 1, sizeof(e)))
+	if (!dump_grow((void **)&f->events, &r->events_cap, f->nevents + 1, sizeof(e)))
 		return bad(r, "%s", "out of memory");
 	f->events[f->nevents++] = e;
 	return STEP_OK;
