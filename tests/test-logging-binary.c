@@ -7,9 +7,10 @@
  * split); a value longer than the 64-byte buffer is left out of it and
  * its record says so, whole; functions with names longer than the 64-byte
  * buffer, registered while another thread records, are defined whole in
- * both files; the file names its pid and functions; a fork
- * child's file (%p)
- * names the functions again and holds only its own records; format=binary
+ * both files; an unregistered function, a Leave matching no Enter, an
+ * orphan resume and a tailcall are each recorded as such; the file names
+ * its pid, its buffer and its functions; a fork child's file (%p) names
+ * the functions again and holds only its own records; format=binary
  * without output= is refused.  Segments come from the producer API.
  */
 #include "tap.h"
@@ -36,6 +37,8 @@ struct tally {
 	unsigned long big_value, big_incomplete; /* Big's calls: with its bytes, without */
 	unsigned long calls_on[THREADS + 8];    /* calls by thread index */
 	unsigned long threads_right;    /* threads with 2 calls per invocation */
+	/* odd_segments(), each as its record should be */
+	unsigned long unregistered, unbalanced, orphan, tailcall;
 };
 
 /* A call whose argument is longer than the 64-byte buffer. */
@@ -52,6 +55,50 @@ static void big_call(void)
 		v.bytes[i] = (unsigned char)(i * 7 + 1);
 	elt_emit_enter(BIG, args, NULL);
 	elt_emit_leave(BIG, NULL, NULL);
+}
+
+/* Segments the usual workload has none of: an unregistered function's
+ * call and return (no name, no value), a Leave matching no Enter (no
+ * invocation), a resume of a continuation never seen suspending (an
+ * orphan) and a tailcall.  Each is recorded as itself and counted apart. */
+static const elt_function_id ODD = 0x500, ODD_ASYNC = 0x501, UNREGISTERED_ID = 0x5ff;
+#define ODD_CONTINUATION ((void *)(uintptr_t)0x5eed)
+
+static void odd_segments(void)
+{
+	elt_emit_enter(UNREGISTERED_ID, NULL, NULL);
+	elt_emit_leave(UNREGISTERED_ID, NULL, NULL);
+	elt_emit_leave(ODD, NULL, NULL);
+	elt_emit_enter(ODD_ASYNC, NULL, ODD_CONTINUATION);
+	elt_emit_leave(ODD_ASYNC, NULL, NULL);
+	elt_emit_enter(ODD, NULL, NULL);
+	elt_emit_tailcall(ODD, NULL);
+}
+
+/* 1 when e is one of odd_segments()'s, counted in t. */
+static int tally_odd(const struct dump_event *e, const char *name, struct tally *t)
+{
+	unsigned value = e->flags & (REC_VALUE | REC_INCOMPLETE);
+
+	if (e->function == REC_UNREGISTERED) {
+		t->unregistered += (e->kind == REC_CALL || e->kind == REC_RETURN) && !value &&
+				   !(e->flags & REC_NO_INVOCATION);
+		return 1;
+	}
+	if (!strcmp(name, "Odd")) {
+		if (e->kind == REC_RETURN)
+			t->unbalanced += (e->flags & REC_NO_INVOCATION) &&
+					 value == REC_VALUE && e->value_len == 0;
+		t->tailcall += e->kind == REC_TAILCALL && !value &&
+			       !(e->flags & REC_NO_INVOCATION);
+		return 1;
+	}
+	if (!strcmp(name, "OddAsync")) {
+		t->orphan += e->kind == REC_RESUME && (e->flags & REC_ORPHAN) &&
+			     e->parent_or_continuation == (uintptr_t)ODD_CONTINUATION;
+		return 1;
+	}
+	return 0;
 }
 
 /* Functions whose records are longer than the 64-byte buffer, registered
@@ -139,7 +186,7 @@ static void tally_file(const struct dump_file *f, struct tally *t)
 		double d;
 		int64_t ret;
 
-		if (!strcmp(name, "Noise"))
+		if (!strcmp(name, "Noise") || tally_odd(e, name, t))
 			continue;
 		if (!strcmp(name, "Big")) {
 			if (e->kind == REC_CALL && (e->flags & REC_VALUE))
@@ -204,7 +251,7 @@ static void check_recording(const char *path, const char *what)
 	if (!read_recording(path, &f, &data)) {
 		int i;
 
-		for (i = 0; i < 7; i++)         /* failures, never skips */
+		for (i = 0; i < 8; i++)         /* failures, never skips */
 			ok(0, "%s: the recording is readable", what);
 		free(data);
 		return;
@@ -222,6 +269,9 @@ static void check_recording(const char *path, const char *what)
 	   "%s: suspensions and resumes carry their continuation and segment", what);
 	ok(t.big_value == 1 && t.big_incomplete == 0,
 	   "%s: the 100-byte argument recorded whole", what);
+	ok(t.unregistered == 2 && t.unbalanced == 1 && t.orphan == 1 && t.tailcall == 1,
+	   "%s: an unregistered call and return, a Leave matching no Enter, an orphan "
+	   "resume and a tailcall each recorded as such", what);
 	ok(long_functions_defined(&f) == LONG_FUNCTIONS,
 	   "%s: %u functions with %d-byte names, registered while another thread "
 	   "recorded, all defined", what, long_functions_defined(&f), LONG_NAME);
@@ -242,11 +292,13 @@ int main(void)
 	int t, forked = 0;
 	long child = 0;
 
-	tap_plan(15);
+	tap_plan(17);
 	if (elt_register_function(WORK, "Work", "l(K i d)", ELT_FUNCTION_ASYNC) ||
 	    elt_register_function(PLAIN, "Plain", "v(p)", 0) ||
 	    elt_register_function(BIG, "Big", "v({c[100]})", 0) ||
-	    elt_register_function(NOISE, "Noise", "v()", 0))
+	    elt_register_function(NOISE, "Noise", "v()", 0) ||
+	    elt_register_function(ODD, "Odd", "v()", 0) ||
+	    elt_register_function(ODD_ASYNC, "OddAsync", "v(K)", ELT_FUNCTION_ASYNC))
 		tap_bail("register: %s", elt_last_error());
 
 	is_int(elt_plugin_load("logging:format=binary"), ELT_E_BAD_OPTION,
@@ -265,6 +317,7 @@ int main(void)
 	for (t = 0; t < THREADS; t++)
 		pthread_join(threads[t], NULL);
 	big_call();
+	odd_segments();
 	register_long_functions();
 
 #if !defined(_WIN32)
@@ -330,8 +383,12 @@ int main(void)
 			ok(long_functions_defined(&f) == LONG_FUNCTIONS,
 			   "64-byte buffer: the %d functions with %d-byte names all defined",
 			   LONG_FUNCTIONS, LONG_NAME);
+			ok(tl.unregistered == 2 && tl.unbalanced == 1 && tl.orphan == 1 &&
+			   tl.tailcall == 1,
+			   "64-byte buffer: the odd segments each recorded as such");
 			dump_file_free(&f);
 		} else {
+			ok(0, "64-byte buffer: readable");
 			ok(0, "64-byte buffer: readable");
 			ok(0, "64-byte buffer: readable");
 			ok(0, "64-byte buffer: readable");

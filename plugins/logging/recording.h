@@ -53,7 +53,8 @@
  *     REC_SUSPEND   n continuation
  *     REC_RETURN    with REC_VALUE: n length, the bytes (the return value)
  *     REC_TAILCALL  nothing
- *   REC_FUNCTION  n dense index (what events name), n function id (its
+ *   REC_FUNCTION  n dense index (what events name; below
+ *                 REC_FUNCTIONS_MAX), n function id (its
  *                 address), n flags (ELT_FUNCTION_*), the name, '\0', the
  *                 signature text ("" when registered without one), '\0';
  *                 it leaves the run as it was
@@ -105,6 +106,9 @@ enum rec_kind {
 				   or it was longer than the writer's buffer */
 
 #define REC_UNREGISTERED UINT32_MAX     /* function of an unregistered id */
+/* Function indexes stay below this: a reader refuses larger ones, which
+ * only damage could make (a table that large would be a lot of memory). */
+#define REC_FUNCTIONS_MAX (1u << 24)
 #define REC_END '\n'
 
 /* The longest a number takes, and the most an event's fixed part does:

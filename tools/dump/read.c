@@ -219,7 +219,7 @@ static enum step define(struct reader *r)
 	/* every function before it has a record too (the writer defines each
 	 * one): an index beyond what the file could hold is damage, and would
 	 * make the table huge */
-	if (index == REC_UNREGISTERED || index >= (1u << 24) ||
+	if (index >= REC_FUNCTIONS_MAX ||
 	    index > r->c.size / FUNCTION_RECORD_MIN) {
 		fail(r->error, r->error_size, f->name, r->offset,
 		     "function index %" PRIu64 ": more functions than a %zu-byte file holds",
@@ -273,7 +273,7 @@ static enum step event(struct reader *r, struct dump_event *e)
 	}
 	NUMBER_OR_RETURN(r, &v, UINT64_MAX, "time");
 	e->time = r->time += v;
-	NUMBER_OR_RETURN(r, &v, (uint64_t)UINT32_MAX + 1, "function");
+	NUMBER_OR_RETURN(r, &v, REC_FUNCTIONS_MAX, "function");
 	e->function = v ? (uint32_t)(v - 1) : REC_UNREGISTERED;
 	if (!(e->flags & REC_NO_INVOCATION)) {
 		NUMBER_OR_RETURN(r, &v, UINT64_MAX, "invocation");
