@@ -3,15 +3,16 @@
  * read back with asyncelt-dump's own parser (tools/dump/read.c): N
  * segments of each kind from several threads give exactly N records of
  * each kind, with their values' bytes and continuations, through a normal
- * buffer and a 64-byte one (a write per record: nothing lost, nothing
- * split); a value longer than the 64-byte buffer is left out of it and
- * its record says so, whole; functions with names longer than the 64-byte
- * buffer, registered while another thread records, are defined whole in
- * both files; an unregistered function, a Leave matching no Enter, an
+ * buffer and the smallest one (128 bytes: a write every few records,
+ * nothing lost, nothing split); a value longer than that buffer is left
+ * out of it and its record says so, whole; functions with names longer
+ * than that buffer, registered while another thread records, are defined
+ * whole in both files; an unregistered function, a Leave matching no Enter, an
  * orphan resume and a tailcall are each recorded as such; the file names
  * its pid, its buffer and its functions; a fork child's file (%p) names
  * the functions again and holds only its own records; format=binary
- * without output= is refused.  Segments come from the producer API.
+ * without output= or with a smaller buffer is refused.  Segments come
+ * from the producer API.
  */
 #include "tap.h"
 #include "plugin-output.h"
@@ -35,26 +36,35 @@ struct tally {
 	unsigned long work_args_ok, ret_ok, suspends_with_k, resumes_matched;
 	unsigned long unordered;        /* a thread's records out of time order */
 	unsigned long big_value, big_incomplete; /* Big's calls: with its bytes, without */
+	unsigned long medium_value;     /* Medium's calls with its bytes */
 	unsigned long calls_on[THREADS + 8];    /* calls by thread index */
 	unsigned long threads_right;    /* threads with 2 calls per invocation */
 	/* odd_segments(), each as its record should be */
 	unsigned long unregistered, unbalanced, orphan, tailcall;
 };
 
-/* A call whose argument is longer than the 64-byte buffer. */
-static const elt_function_id BIG = 0x300;
-struct big { unsigned char bytes[100]; };
+/* A call whose argument is longer than the 128-byte buffer, and one
+ * whose argument fits in it only because the record's other fields are
+ * short (the writer's rare path, which measures the record exactly). */
+static const elt_function_id BIG = 0x300, MEDIUM = 0x301;
+#define BIG_SIZE 200
+#define MEDIUM_SIZE 80
 
-static void big_call(void)
+static unsigned char value_byte(uint32_t i)
 {
-	struct big v;
-	void *args[] = { &v };
+	return (unsigned char)(i * 7 + 1);
+}
+
+static void value_call(elt_function_id id, size_t size)
+{
+	unsigned char v[BIG_SIZE];
+	void *args[] = { v };
 	size_t i;
 
-	for (i = 0; i < sizeof(v.bytes); i++)
-		v.bytes[i] = (unsigned char)(i * 7 + 1);
-	elt_emit_enter(BIG, args, NULL);
-	elt_emit_leave(BIG, NULL, NULL);
+	for (i = 0; i < size; i++)
+		v[i] = value_byte((uint32_t)i);
+	elt_emit_enter(id, args, NULL);
+	elt_emit_leave(id, NULL, NULL);
 }
 
 /* Segments the usual workload has none of: an unregistered function's
@@ -101,11 +111,11 @@ static int tally_odd(const struct dump_event *e, const char *name, struct tally 
 	return 0;
 }
 
-/* Functions whose records are longer than the 64-byte buffer, registered
+/* Functions whose records are longer than the 128-byte buffer, registered
  * while a thread records Noise: each record must still reach the file in
  * one write.  Their names: "Long_" and a number, padded to LONG_NAME. */
 #define LONG_FUNCTIONS 1000
-#define LONG_NAME 100
+#define LONG_NAME 200
 static const elt_function_id NOISE = 0x400, LONG_BASE = 0x10000;
 static atomic_int registering = 1;
 
@@ -160,14 +170,14 @@ static unsigned long_functions_defined(const struct dump_file *f)
 	return n == defined ? defined : 0;
 }
 
-static int big_bytes_ok(const uint8_t *p, uint32_t n)
+static int value_bytes_ok(const uint8_t *p, uint32_t n, uint32_t size)
 {
 	uint32_t i;
 
-	if (n != sizeof(struct big))
+	if (n != size)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (p[i] != (uint8_t)(i * 7 + 1))
+		if (p[i] != value_byte(i))
 			return 0;
 	return 1;
 }
@@ -188,9 +198,15 @@ static void tally_file(const struct dump_file *f, struct tally *t)
 
 		if (!strcmp(name, "Noise") || tally_odd(e, name, t))
 			continue;
+		if (!strcmp(name, "Medium")) {
+			if (e->kind == REC_CALL && (e->flags & REC_VALUE))
+				t->medium_value += value_bytes_ok(e->value, e->value_len,
+								  MEDIUM_SIZE);
+			continue;
+		}
 		if (!strcmp(name, "Big")) {
 			if (e->kind == REC_CALL && (e->flags & REC_VALUE))
-				t->big_value += big_bytes_ok(e->value, e->value_len);
+				t->big_value += value_bytes_ok(e->value, e->value_len, BIG_SIZE);
 			if (e->kind == REC_CALL && (e->flags & REC_INCOMPLETE) &&
 			    !(e->flags & REC_VALUE) && !e->value)
 				t->big_incomplete++;
@@ -267,8 +283,8 @@ static void check_recording(const char *path, const char *what)
 	   "%s: every Work call carries (7, 0.5), every return 42", what);
 	ok(t.suspends_with_k == ALL && t.resumes_matched == ALL,
 	   "%s: suspensions and resumes carry their continuation and segment", what);
-	ok(t.big_value == 1 && t.big_incomplete == 0,
-	   "%s: the 100-byte argument recorded whole", what);
+	ok(t.big_value == 1 && t.big_incomplete == 0 && t.medium_value == 1,
+	   "%s: the 200-byte and 80-byte arguments recorded whole", what);
 	ok(t.unregistered == 2 && t.unbalanced == 1 && t.orphan == 1 && t.tailcall == 1,
 	   "%s: an unregistered call and return, a Leave matching no Enter, an orphan "
 	   "resume and a tailcall each recorded as such", what);
@@ -292,10 +308,11 @@ int main(void)
 	int t, forked = 0;
 	long child = 0;
 
-	tap_plan(17);
+	tap_plan(19);
 	if (elt_register_function(WORK, "Work", "l(K i d)", ELT_FUNCTION_ASYNC) ||
 	    elt_register_function(PLAIN, "Plain", "v(p)", 0) ||
-	    elt_register_function(BIG, "Big", "v({c[100]})", 0) ||
+	    elt_register_function(BIG, "Big", "v({c[200]})", 0) ||
+	    elt_register_function(MEDIUM, "Medium", "v({c[80]})", 0) ||
 	    elt_register_function(NOISE, "Noise", "v()", 0) ||
 	    elt_register_function(ODD, "Odd", "v()", 0) ||
 	    elt_register_function(ODD_ASYNC, "OddAsync", "v(K)", ELT_FUNCTION_ASYNC))
@@ -304,9 +321,13 @@ int main(void)
 	is_int(elt_plugin_load("logging:format=binary"), ELT_E_BAD_OPTION,
 	       "format=binary without output= is refused");
 	ok(strstr(elt_last_error(), "output=") != NULL, "... saying why: %s", elt_last_error());
+	is_int(elt_plugin_load("logging:format=binary,buffer=127,output=/dev/null"),
+	       ELT_E_BAD_OPTION, "format=binary with a 127-byte buffer is refused");
+	ok(strstr(elt_last_error(), "buffer: at least 128 bytes") != NULL, "... saying why: %s",
+	   elt_last_error());
 
 	snprintf(spec, sizeof(spec), "logging:format=binary,output=%s-%%p.bin;"
-		 "logging:format=binary,buffer=64,output=%s-tiny.bin", prefix, prefix);
+		 "logging:format=binary,buffer=128,output=%s-tiny.bin", prefix, prefix);
 	is_int(elt_plugin_load(spec), ELT_OK, "two binary instances load: %s", elt_last_error());
 	snprintf(path, sizeof(path), "%s-%ld.bin", prefix, (long)getpid());
 	snprintf(tiny_path, sizeof(tiny_path), "%s-tiny.bin", prefix);
@@ -316,7 +337,8 @@ int main(void)
 			tap_bail("pthread_create failed");
 	for (t = 0; t < THREADS; t++)
 		pthread_join(threads[t], NULL);
-	big_call();
+	value_call(BIG, BIG_SIZE);
+	value_call(MEDIUM, MEDIUM_SIZE);
 	odd_segments();
 	register_long_functions();
 
@@ -364,7 +386,7 @@ int main(void)
 		tap_skip(1, "no fork");
 	}
 	{
-		/* the 64-byte buffer: a write every few records, the function
+		/* the 128-byte buffer: a write every few records, the function
 		 * records longer than it each in one; the fork child appends
 		 * there */
 		struct dump_file f;
@@ -376,22 +398,23 @@ int main(void)
 			ok(!f.truncated && tl.kinds[REC_CALL] == 2 * ALL + (unsigned long)forked &&
 			   tl.threads_right == THREADS && tl.unordered == 0 &&
 			   tl.work_args_ok == ALL && tl.ret_ok == ALL,
-			   "64-byte buffer: every record whole, %lu calls", tl.kinds[REC_CALL]);
-			ok(tl.big_incomplete == 1 && tl.big_value == 0 && f.buffer == 64,
-			   "64-byte buffer: the 100-byte argument left out, its call marked "
-			   "incomplete; the preamble says 64");
+			   "128-byte buffer: every record whole, %lu calls", tl.kinds[REC_CALL]);
+			ok(tl.big_incomplete == 1 && tl.big_value == 0 && tl.medium_value == 1 &&
+			   f.buffer == 128,
+			   "128-byte buffer: the 200-byte argument left out, its call marked "
+			   "incomplete; the 80-byte one recorded whole; the preamble says 128");
 			ok(long_functions_defined(&f) == LONG_FUNCTIONS,
-			   "64-byte buffer: the %d functions with %d-byte names all defined",
+			   "128-byte buffer: the %d functions with %d-byte names all defined",
 			   LONG_FUNCTIONS, LONG_NAME);
 			ok(tl.unregistered == 2 && tl.unbalanced == 1 && tl.orphan == 1 &&
 			   tl.tailcall == 1,
-			   "64-byte buffer: the odd segments each recorded as such");
+			   "128-byte buffer: the odd segments each recorded as such");
 			dump_file_free(&f);
 		} else {
-			ok(0, "64-byte buffer: readable");
-			ok(0, "64-byte buffer: readable");
-			ok(0, "64-byte buffer: readable");
-			ok(0, "64-byte buffer: readable");
+			ok(0, "128-byte buffer: readable");
+			ok(0, "128-byte buffer: readable");
+			ok(0, "128-byte buffer: readable");
+			ok(0, "128-byte buffer: readable");
 		}
 		free(data);
 	}

@@ -67,6 +67,7 @@ struct event {
 /* The most a record takes but its value bytes: a run record and the
  * event's fields, then the end byte. */
 #define FIXED_MAX (REC_RUN_MAX + REC_EVENT_MAX + 1)
+_Static_assert(FIXED_MAX <= BINARY_MIN_BUFFER, "a record's fields fit in any buffer");
 
 /* Does the thread's next event continue its run?  Not when the buffer
  * was written out since (a run starts each write) or something else was
@@ -411,10 +412,15 @@ static const char *clock_line(void)
 
 elt_status binary_open(struct binary_log **out, const char *path, size_t capacity)
 {
-	struct binary_log *log = calloc(1, sizeof(*log));
+	struct binary_log *log;
 	char preamble[REC_PREAMBLE_MAX];
 	elt_status st;
 
+	if (capacity < BINARY_MIN_BUFFER)
+		return elt_set_error(ELT_E_BAD_OPTION,
+				     "buffer: at least %d bytes with format=binary, so that "
+				     "every record goes out in one write", BINARY_MIN_BUFFER);
+	log = calloc(1, sizeof(*log));
 	if (!log)
 		return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
 	pthread_mutex_init(&log->lock, NULL);

@@ -11,7 +11,12 @@
 
 struct binary_log;
 
-/* Opens `path` (%p: the pid) and writes the preamble. */
+/* The smallest buffer= it takes: a record's fields, a run record's
+ * included, always fit, so that every record goes out in one write. */
+#define BINARY_MIN_BUFFER 128
+
+/* Opens `path` (%p: the pid) and writes the preamble; ELT_E_BAD_OPTION
+ * when `capacity` is below BINARY_MIN_BUFFER. */
 elt_status binary_open(struct binary_log **out, const char *path, size_t capacity);
 void binary_segment(struct binary_log *log, const elt_info *info);
 void binary_function_added(struct binary_log *log, const elt_function_desc *fn);
