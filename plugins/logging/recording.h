@@ -106,8 +106,10 @@ enum rec_kind {
 				   or it was longer than the writer's buffer */
 
 #define REC_UNREGISTERED UINT32_MAX     /* function of an unregistered id */
-/* Function indexes stay below this: a reader refuses larger ones, which
- * only damage could make (a table that large would be a lot of memory). */
+/* A reader refuses function indexes from here on: in a file they are far
+ * likelier damage than the 16 millionth registered function, and their
+ * table would be large.  (A program that registers more cannot be
+ * recorded: doc/recording.md.) */
 #define REC_FUNCTIONS_MAX (1u << 24)
 #define REC_END '\n'
 
