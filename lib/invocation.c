@@ -371,7 +371,8 @@ static int help_migrate(struct table *t)
 static int make_room(struct table *t)
 {
 	size_t slots = (t->mask + 1) * 2;
-	struct table *bigger, *expected = t;
+	struct table *bigger;
+	int room = 1;
 
 	if (atomic_load_explicit(&t->older, memory_order_acquire)) {
 		if (!help_migrate(t))
@@ -382,18 +383,20 @@ static int make_room(struct table *t)
 		sched_yield();          /* another thread maps the next one */
 		return 1;
 	}
-	bigger = NULL;
-	if (atomic_load_explicit(&current_table, memory_order_acquire) == t &&
-	    (bigger = map_table(slots))) {
-		atomic_store_explicit(&bigger->older, t, memory_order_relaxed);
-		atomic_compare_exchange_strong_explicit(&current_table, &expected, bigger,
-							memory_order_acq_rel,
-							memory_order_relaxed);
-	} else if (expected == t) {
-		expected = NULL;        /* out of memory */
+	/* Only the holder of `growing` replaces a current table, so `t` is
+	 * either still current or was replaced by a thread that found it
+	 * full too and finished before this one got here: then there is
+	 * room already, in the new table. */
+	if (atomic_load_explicit(&current_table, memory_order_acquire) == t) {
+		if ((bigger = map_table(slots))) {
+			atomic_store_explicit(&bigger->older, t, memory_order_relaxed);
+			atomic_store_explicit(&current_table, bigger, memory_order_release);
+		} else {
+			room = 0;       /* out of memory */
+		}
 	}
 	atomic_flag_clear_explicit(&growing, memory_order_release);
-	return bigger || expected != NULL;
+	return room;
 }
 
 /* A suspension: `r` waits in the table under `continuation`. */
