@@ -28,6 +28,7 @@
  * which includes a signal handler's interrupting us.
  */
 #include "invocation.h"
+#include "continuation-hash.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -99,6 +100,15 @@ static long resume_wait_ns = DEFAULT_RESUME_WAIT_MS * 1000000L;
  * the move is done: the one place where a resume may wait for another
  * thread, for the few instructions of one insertion.
  *
+ * The new table is twice as large, so the buckets a moving record goes
+ * to are about half as full as the one it leaves; yet suspensions since
+ * the growth may have filled both.  Such a record waits in the overflow
+ * instead (OVERFLOW_SLOTS words, scanned only after a resume has missed
+ * in the tables, and only while it holds any), put there before its old
+ * slot becomes a bare FROZEN: a resume that finds the slot empty of it
+ * finds it there.  Only an overflow full at once loses one (counted as
+ * unpublished).
+ *
  * Old tables are never unmapped, since a resume may still be scanning
  * one; together they are smaller than the current one.  Measured costs
  * are in doc/runtime.md.
@@ -117,9 +127,9 @@ static long resume_wait_ns = DEFAULT_RESUME_WAIT_MS * 1000000L;
 #define FROZEN ((uintptr_t)1)
 #define TAG_SHIFT 1
 #define TAG_MASK ((uintptr_t)15 << TAG_SHIFT)
-#define BUCKET 8
-#define MIN_TABLE_BITS 16
-#define MIGRATE_STEP 1024
+#define BUCKET ELT_TABLE_BUCKET
+#define MIN_TABLE_BITS ELT_TABLE_MIN_BITS
+#define MIGRATE_STEP ELT_TABLE_MIGRATE_STEP
 _Static_assert((FROZEN | TAG_MASK) < ELT_RECORD_ALIGN &&
 	       _Alignof(struct elt_invocation_record) == ELT_RECORD_ALIGN,
 	       "a slot's tag and mark fit below a record's alignment");
@@ -133,6 +143,15 @@ struct table {
 };
 
 static struct table *_Atomic current_table;
+
+/* Records that moved while the table grew and found no room (above):
+ * record addresses, 0 when free.  Its own cache line: `overflowing` is
+ * read by every suspension. */
+#define OVERFLOW_SLOTS 64
+static struct {
+	_Alignas(64) _Atomic unsigned overflowing;     /* records in it */
+	_Atomic uintptr_t slots[OVERFLOW_SLOTS];
+} overflow;
 /* A table is being mapped: one thread maps, the others wait for it. */
 static atomic_flag growing = ATOMIC_FLAG_INIT;
 
@@ -144,13 +163,12 @@ struct place {
 
 static inline struct place place_of(const struct table *t, uintptr_t continuation)
 {
-	uint64_t k = continuation;
-	uint64_t h1 = k * 0x9e3779b97f4a7c15ull;
-	uint64_t h2 = (k ^ (k >> 29)) * 0xbf58476d1ce4e5b9ull;
-	size_t buckets = t->mask & ~(size_t)(BUCKET - 1);
+	uint64_t h1 = elt_continuation_hash1(continuation);
+	uint64_t h2 = elt_continuation_hash2(continuation);
 
 	return (struct place){
-		.bucket = { (size_t)(h1 >> 32) & buckets, (size_t)(h2 >> 32) & buckets },
+		.bucket = { (size_t)elt_continuation_bucket(h1, t->mask),
+			    (size_t)elt_continuation_bucket(h2, t->mask) },
 		.tag = (uintptr_t)(h1 >> 60) << TAG_SHIFT,
 	};
 }
@@ -325,6 +343,58 @@ static int insert_into(struct table *t, struct elt_invocation_record *r, int sta
 	}
 }
 
+/* The overflow (above).  1 when r is in it, 0 when it is full. */
+static int overflow_put(struct elt_invocation_record *r)
+{
+	unsigned i;
+
+	atomic_fetch_add_explicit(&overflow.overflowing, 1, memory_order_relaxed);
+	for (i = 0; i < OVERFLOW_SLOTS; i++) {
+		uintptr_t empty = 0;
+
+		if (atomic_compare_exchange_strong_explicit(&overflow.slots[i], &empty,
+							    (uintptr_t)r,
+							    memory_order_release,
+							    memory_order_relaxed))
+			return 1;
+	}
+	atomic_fetch_sub_explicit(&overflow.overflowing, 1, memory_order_relaxed);
+	return 0;
+}
+
+/* Takes out of the overflow a record of this continuation and function
+ * (any function with `stale`: a suspension of the same continuation
+ * makes an unresumed one stale, as drop_stale does in the table). */
+static struct elt_invocation_record *overflow_take(uintptr_t continuation,
+						   elt_function_id function, int stale)
+{
+	unsigned i;
+
+	for (i = 0; i < OVERFLOW_SLOTS; i++) {
+		uintptr_t word = atomic_load_explicit(&overflow.slots[i], memory_order_acquire);
+		struct elt_invocation_record *r = (struct elt_invocation_record *)word;
+
+		if (!r || atomic_load_explicit(&r->continuation, memory_order_relaxed) !=
+			  continuation ||
+		    (!stale && atomic_load_explicit(&r->function, memory_order_relaxed) !=
+			       function))
+			continue;
+		if (atomic_compare_exchange_strong_explicit(&overflow.slots[i], &word, 0,
+							    memory_order_acquire,
+							    memory_order_relaxed)) {
+			atomic_fetch_sub_explicit(&overflow.overflowing, 1,
+						  memory_order_relaxed);
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static inline int overflowing(void)
+{
+	return atomic_load_explicit(&overflow.overflowing, memory_order_acquire) != 0;
+}
+
 /* Moves one slot of `t`'s older table into `t` (see above). */
 static void migrate_slot(struct table *t, _Atomic uintptr_t *slot)
 {
@@ -334,13 +404,12 @@ static void migrate_slot(struct table *t, _Atomic uintptr_t *slot)
 						      memory_order_acq_rel,
 						      memory_order_acquire))
 		;
-	/* The new table is twice as large, so its buckets are about half as
-	 * full as the one the record leaves.  If both are full all the same,
-	 * the record is lost to its resume, and counted. */
-	if (word && insert_into(t, record_of(word), 0) != 1) {
+	if (word && insert_into(t, record_of(word), 0) != 1 &&
+	    !overflow_put(record_of(word))) {
 		atomic_store_explicit(&record_of(word)->continuation, 0, memory_order_relaxed);
 		atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);
 	}
+	/* Release: a resume that sees the slot left sees where it went. */
 	atomic_store_explicit(slot, FROZEN, memory_order_release);
 }
 
@@ -404,6 +473,14 @@ static void publish(struct elt_invocation_record *r, uintptr_t continuation)
 {
 	struct table *t;
 
+	if (ELT_UNLIKELY(overflowing())) {
+		struct elt_invocation_record *stale = overflow_take(continuation, 0, 1);
+
+		if (stale) {
+			atomic_store_explicit(&stale->continuation, 0, memory_order_relaxed);
+			atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
+		}
+	}
 	atomic_store_explicit(&r->continuation, continuation, memory_order_relaxed);
 	while ((t = table_now())) {
 		int placed;
@@ -448,6 +525,9 @@ static enum scan take_from(struct table *t, uintptr_t continuation,
 				*out = r;
 				return SCAN_TAKEN;
 			}
+			/* Frozen since the load: it is moving, so not missed. */
+			if (word & FROZEN)
+				found = SCAN_MOVING;
 		}
 		if (p.bucket[1] == p.bucket[0])
 			break;
@@ -471,6 +551,9 @@ static struct elt_invocation_record *take(uintptr_t continuation,
 		s = old ? take_from(old, continuation, function, &r) : SCAN_MISS;
 		if (s == SCAN_MISS)
 			s = take_from(t, continuation, function, &r);
+		if (s == SCAN_MISS && ELT_UNLIKELY(overflowing()) &&
+		    (r = overflow_take(continuation, function, 0)))
+			s = SCAN_TAKEN;
 		if (s == SCAN_TAKEN) {
 			/* Reused and published again meanwhile? */
 			if (atomic_load_explicit(&r->continuation, memory_order_relaxed) ==
@@ -1269,6 +1352,7 @@ void elt_invocations_report(void)
 			   (unsigned long long)s.abandoned);
 	if (s.unpublished)
 		elt_report("%llu suspensions could not be published (out of memory "
-			   "for the continuation table or a record): their resumes "
-			   "were orphans", (unsigned long long)s.unpublished);
+			   "for the continuation table or a record, or its overflow "
+			   "full): their resumes were orphans",
+			   (unsigned long long)s.unpublished);
 }
