@@ -150,10 +150,9 @@ static void put_value_bytes(struct tbuf *b, const struct value *v)
 		tbuf_put(b, (const char *)v->ranges[i].start, v->ranges[i].length);
 }
 
-/* The rare record that does not fit in the buffer's free space even
- * after its whole records went out: built aside, appended with tbuf_put
- * (`value` NULL: the value is empty).
- * A value that would not fit in the whole buffer is left out
+/* The rare record with a value that does not fit in the buffer's free
+ * space even after its whole records went out: built aside, appended
+ * with tbuf_put.  A value that would not fit in the whole buffer is left out
  * (REC_INCOMPLETE): written in pieces, another thread's write could land
  * between them. */
 static __attribute__((noinline)) void put_large(struct tbuf *b, struct run *run,
@@ -170,7 +169,7 @@ static __attribute__((noinline)) void put_large(struct tbuf *b, struct run *run,
 		p = put_fields(fixed, b, run, ev);
 	}
 	tbuf_put(b, (const char *)fixed, (size_t)(p - fixed));
-	if ((ev->flags & REC_VALUE) && value)
+	if (ev->flags & REC_VALUE)
 		put_value_bytes(b, value);
 	end_record(b, run);
 }
@@ -259,10 +258,10 @@ void binary_segment(struct binary_log *log, const elt_info *info)
 		   elt_get_continuation(info, &k) == ELT_OK) {
 		ev.continuation = (uintptr_t)k;
 	}
-	if (!tbuf_reserve(b, FIXED_MAX)) {
-		put_large(b, run, &ev, NULL);
+	/* Never false: records are whole lines, so a write leaves the whole
+	 * buffer, at least BINARY_MIN_BUFFER >= FIXED_MAX bytes. */
+	if (!tbuf_reserve(b, FIXED_MAX))
 		return;
-	}
 	p = put_fields((uint8_t *)b->data + b->len, b, run, &ev);
 	*p++ = REC_END;
 	b->len = b->line_start = run->end = (size_t)((char *)p - b->data);
