@@ -11,11 +11,14 @@
  * orphan resume and a tailcall are each recorded as such; the file names
  * its pid, its buffer and its functions; a fork child's file (%p) names
  * the functions again and holds only its own records; format=binary
- * without output= or with a smaller buffer is refused.  Segments come
- * from the producer API.
+ * without output= or with a smaller buffer is refused.  A format=json
+ * instance records the same run live: asyncelt-dump's JSON Lines of the
+ * recording (tools/dump/lines.c) are its lines, field for field, but the
+ * times.  Segments come from the producer API.
  */
 #include "tap.h"
 #include "plugin-output.h"
+#include "../tools/dump/output.h"
 #include "../tools/dump/read.h"
 #include "../plugins/logging/recording.h"
 
@@ -300,15 +303,88 @@ static void check_recording(const char *path, const char *what)
 	free(data);
 }
 
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of a file (or stream), each without its "ts_ns" field (the
+ * two instances read the clock apart) and an unregistered function's id
+ * 0x0 (a recording does not keep it), sorted: threads interleave in
+ * another order live than in time. */
+static char **timeless_lines(FILE *in, size_t *count)
+{
+	char **lines = NULL, line[4096];
+	size_t n = 0, cap = 0;
+
+	while (fgets(line, sizeof(line), in)) {
+		const char *rest = strchr(line, ',');
+
+		if (n == cap) {
+			char **more = realloc(lines, (cap = cap ? 2 * cap : 1024) * sizeof(*lines));
+
+			if (!more)
+				break;
+			lines = more;
+		}
+		static const char unregistered[] = "\"function\":null,\"id\":\"";
+		char *id = strstr(line, unregistered), *end;
+
+		if (id && (end = strchr(id += sizeof(unregistered) - 1, '"')))
+			memmove(id + 3, end, strlen(end) + 1), memcpy(id, "0x0", 3);
+		if (strncmp(line, "{\"ts_ns\":", 9) != 0 || !rest)
+			rest = line;    /* not a line either writer makes: kept whole */
+		lines[n++] = strdup(rest);
+	}
+	qsort(lines, n, sizeof(*lines), by_text);
+	*count = n;
+	return lines;
+}
+
+/* The recording at `path` as `asyncelt-dump --jsonl` shows it, against
+ * the live JSON Lines of the same run. */
+static void check_same_as_live(const char *path, const char *live_path)
+{
+	struct dump_file f;
+	char *data, **dumped = NULL, **live = NULL;
+	size_t ndumped = 0, nlive = 0, i, differ = 0;
+	FILE *tmp = tmpfile(), *in = fopen(live_path, "r");
+
+	if (tmp && in && read_recording(path, &f, &data)) {
+		output_lines(tmp, &f, 1, true);
+		rewind(tmp);
+		dumped = timeless_lines(tmp, &ndumped);
+		live = timeless_lines(in, &nlive);
+		for (i = 0; i < ndumped && i < nlive; i++)
+			if (strcmp(dumped[i], live[i]) && differ++ < 3)
+				tap_diag("live   %s# dumped %s", live[i], dumped[i]);
+		dump_file_free(&f);
+		free(data);
+	}
+	ok(ndumped == nlive && nlive > 2 * ALL && !differ,
+	   "asyncelt-dump --jsonl shows the %zu lines format=json wrote live (%zu), "
+	   "but the times", ndumped, nlive);
+	for (i = 0; i < ndumped; i++)
+		free(dumped[i]);
+	for (i = 0; i < nlive; i++)
+		free(live[i]);
+	free(dumped);
+	free(live);
+	if (tmp)
+		fclose(tmp);
+	if (in)
+		fclose(in);
+}
+
 int main(void)
 {
 	const char *prefix = test_prefix("logging-binary");
-	char spec[1024], path[300], tiny_path[300];
+	char spec[1024], path[300], tiny_path[300], live_path[300];
 	pthread_t threads[THREADS];
 	int t, forked = 0;
 	long child = 0;
 
-	tap_plan(19);
+	tap_plan(20);
 	if (elt_register_function(WORK, "Work", "l(K i d)", ELT_FUNCTION_ASYNC) ||
 	    elt_register_function(PLAIN, "Plain", "v(p)", 0) ||
 	    elt_register_function(BIG, "Big", "v({c[200]})", 0) ||
@@ -327,10 +403,13 @@ int main(void)
 	   elt_last_error());
 
 	snprintf(spec, sizeof(spec), "logging:format=binary,output=%s-%%p.bin;"
-		 "logging:format=binary,buffer=128,output=%s-tiny.bin", prefix, prefix);
-	is_int(elt_plugin_load(spec), ELT_OK, "two binary instances load: %s", elt_last_error());
+		 "logging:format=binary,buffer=128,output=%s-tiny.bin;"
+		 "logging:format=json,output=%s-live-%%p.jsonl", prefix, prefix, prefix);
+	is_int(elt_plugin_load(spec), ELT_OK, "two binary instances and a JSON one load: %s",
+	       elt_last_error());
 	snprintf(path, sizeof(path), "%s-%ld.bin", prefix, (long)getpid());
 	snprintf(tiny_path, sizeof(tiny_path), "%s-tiny.bin", prefix);
+	snprintf(live_path, sizeof(live_path), "%s-live-%ld.jsonl", prefix, (long)getpid());
 
 	for (t = 0; t < THREADS; t++)
 		if (pthread_create(&threads[t], NULL, worker, (void *)(uintptr_t)t))
@@ -364,6 +443,7 @@ int main(void)
 	is_int(elt_shutdown(), ELT_OK, "shutdown writes every buffer out");
 
 	check_recording(path, "normal buffer");
+	check_same_as_live(path, live_path);
 	if (forked) {
 		char child_path[300], *data;
 		struct dump_file f;
@@ -420,5 +500,6 @@ int main(void)
 	}
 	unlink(path);
 	unlink(tiny_path);
+	unlink(live_path);
 	return tap_done();
 }
