@@ -106,7 +106,8 @@ static long resume_wait_ns = DEFAULT_RESUME_WAIT_MS * 1000000L;
  * instead (OVERFLOW_SLOTS words, scanned only after a resume has missed
  * in the tables, and only while it holds any), put there before its old
  * slot becomes a bare FROZEN: a resume that finds the slot empty of it
- * finds it there.  Only an overflow full at once loses one (counted as
+ * finds it there.  When the migration is done, what waits there moves
+ * into the table.  Only an overflow full at once loses one (counted as
  * unpublished).
  *
  * Old tables are never unmapped, since a resume may still be scanning
@@ -343,7 +344,21 @@ static int insert_into(struct table *t, struct elt_invocation_record *r, int sta
 	}
 }
 
-/* The overflow (above).  1 when r is in it, 0 when it is full. */
+/*
+ * The overflow (above).  A word is checked before it is taken out: the
+ * record it names may have been resumed, reused and put back in the same
+ * slot since it was read.  The checker claims the word first (CLAIMED:
+ * bit 0, free in a record's address), which keeps the record in place,
+ * then reads its key: a match is taken out, any other record is put back
+ * as it was.  A resume meeting a claimed word scans again, as it does for
+ * a frozen one.
+ */
+#define CLAIMED ((uintptr_t)1)
+_Static_assert(CLAIMED < ELT_RECORD_ALIGN, "the claim fits below a record's alignment");
+
+enum overflow_scan { OVERFLOW_MISS, OVERFLOW_TAKEN, OVERFLOW_BUSY };
+
+/* 1 when r is in the overflow, 0 when it is full. */
 static int overflow_put(struct elt_invocation_record *r)
 {
 	unsigned i;
@@ -362,37 +377,84 @@ static int overflow_put(struct elt_invocation_record *r)
 	return 0;
 }
 
-/* Takes out of the overflow a record of this continuation and function
- * (any function with `stale`: a suspension of the same continuation
- * makes an unresumed one stale, as drop_stale does in the table). */
-static struct elt_invocation_record *overflow_take(uintptr_t continuation,
-						   elt_function_id function, int stale)
+/* Empties a claimed slot whose record was taken. */
+static void overflow_remove(_Atomic uintptr_t *slot)
 {
+	atomic_store_explicit(slot, 0, memory_order_release);
+	atomic_fetch_sub_explicit(&overflow.overflowing, 1, memory_order_relaxed);
+}
+
+/* Takes out of the overflow, into *out, a record of this continuation and
+ * function (any function with `stale`: a suspension of the same
+ * continuation makes an unresumed one stale, as drop_stale does in the
+ * table).  OVERFLOW_BUSY: none found, but a slot was claimed meanwhile. */
+static enum overflow_scan overflow_take(uintptr_t continuation, elt_function_id function,
+					int stale, struct elt_invocation_record **out)
+{
+	enum overflow_scan found = OVERFLOW_MISS;
 	unsigned i;
 
 	for (i = 0; i < OVERFLOW_SLOTS; i++) {
-		uintptr_t word = atomic_load_explicit(&overflow.slots[i], memory_order_acquire);
+		_Atomic uintptr_t *slot = &overflow.slots[i];
+		uintptr_t word = atomic_load_explicit(slot, memory_order_acquire);
 		struct elt_invocation_record *r = (struct elt_invocation_record *)word;
 
-		if (!r || atomic_load_explicit(&r->continuation, memory_order_relaxed) !=
-			  continuation ||
-		    (!stale && atomic_load_explicit(&r->function, memory_order_relaxed) !=
-			       function))
+		if (word & CLAIMED) {
+			found = OVERFLOW_BUSY;
 			continue;
-		if (atomic_compare_exchange_strong_explicit(&overflow.slots[i], &word, 0,
-							    memory_order_acquire,
-							    memory_order_relaxed)) {
-			atomic_fetch_sub_explicit(&overflow.overflowing, 1,
-						  memory_order_relaxed);
-			return r;
 		}
+		if (!r || atomic_load_explicit(&r->continuation, memory_order_relaxed) !=
+			  continuation)
+			continue;
+		if (!atomic_compare_exchange_strong_explicit(slot, &word, word | CLAIMED,
+							     memory_order_acquire,
+							     memory_order_relaxed)) {
+			found = OVERFLOW_BUSY;  /* taken, or claimed: look again */
+			continue;
+		}
+		/* Claimed: the record stays, and its key with it. */
+		if (atomic_load_explicit(&r->continuation, memory_order_relaxed) ==
+		    continuation &&
+		    (stale || atomic_load_explicit(&r->function, memory_order_relaxed) ==
+			      function)) {
+			overflow_remove(slot);
+			*out = r;
+			return OVERFLOW_TAKEN;
+		}
+		atomic_store_explicit(slot, word, memory_order_release);
 	}
-	return NULL;
+	return found;
 }
 
 static inline int overflowing(void)
 {
 	return atomic_load_explicit(&overflow.overflowing, memory_order_acquire) != 0;
+}
+
+static int insert_into(struct table *t, struct elt_invocation_record *r, int stale);
+
+/* Once a migration is done, the overflow's records move into the table,
+ * twice as large now, so that the overflow stays free for the next one
+ * and resumes stop scanning it.  Each is claimed while it moves: a resume
+ * finds it in the table, or meets the claim and scans again. */
+static void overflow_rehome(struct table *t)
+{
+	unsigned i;
+
+	for (i = 0; i < OVERFLOW_SLOTS; i++) {
+		_Atomic uintptr_t *slot = &overflow.slots[i];
+		uintptr_t word = atomic_load_explicit(slot, memory_order_acquire);
+
+		if (!word || (word & CLAIMED) ||
+		    !atomic_compare_exchange_strong_explicit(slot, &word, word | CLAIMED,
+							     memory_order_acquire,
+							     memory_order_relaxed))
+			continue;
+		if (insert_into(t, (struct elt_invocation_record *)word, 0) == 1)
+			overflow_remove(slot);
+		else
+			atomic_store_explicit(slot, word, memory_order_release);
+	}
 }
 
 /* Moves one slot of `t`'s older table into `t` (see above). */
@@ -430,8 +492,11 @@ static int help_migrate(struct table *t)
 	n = size - from < MIGRATE_STEP ? size - from : MIGRATE_STEP;
 	for (i = 0; i < n; i++)
 		migrate_slot(t, &old->slots[from + i]);
-	if (atomic_fetch_add_explicit(&t->migrated, n, memory_order_acq_rel) + n == size)
+	if (atomic_fetch_add_explicit(&t->migrated, n, memory_order_acq_rel) + n == size) {
 		atomic_store_explicit(&t->older, NULL, memory_order_release);
+		if (overflowing())
+			overflow_rehome(t);
+	}
 	return 1;
 }
 
@@ -474,9 +539,9 @@ static void publish(struct elt_invocation_record *r, uintptr_t continuation)
 	struct table *t;
 
 	if (ELT_UNLIKELY(overflowing())) {
-		struct elt_invocation_record *stale = overflow_take(continuation, 0, 1);
+		struct elt_invocation_record *stale;
 
-		if (stale) {
+		if (overflow_take(continuation, 0, 1, &stale) == OVERFLOW_TAKEN) {
 			atomic_store_explicit(&stale->continuation, 0, memory_order_relaxed);
 			atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
 		}
@@ -551,9 +616,17 @@ static struct elt_invocation_record *take(uintptr_t continuation,
 		s = old ? take_from(old, continuation, function, &r) : SCAN_MISS;
 		if (s == SCAN_MISS)
 			s = take_from(t, continuation, function, &r);
-		if (s == SCAN_MISS && ELT_UNLIKELY(overflowing()) &&
-		    (r = overflow_take(continuation, function, 0)))
-			s = SCAN_TAKEN;
+		if (s == SCAN_MISS && ELT_UNLIKELY(overflowing()))
+			switch (overflow_take(continuation, function, 0, &r)) {
+			case OVERFLOW_TAKEN:
+				s = SCAN_TAKEN;
+				break;
+			case OVERFLOW_BUSY:
+				s = SCAN_MOVING;
+				break;
+			default:
+				break;
+			}
 		if (s == SCAN_TAKEN) {
 			/* Reused and published again meanwhile? */
 			if (atomic_load_explicit(&r->continuation, memory_order_relaxed) ==

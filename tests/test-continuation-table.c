@@ -1,18 +1,28 @@
 /*
  * The continuation table's rarest path, driven on purpose: while the
- * table grows, a suspended invocation moving to the new table finds both
- * of its buckets there full.  It must still be found by its resume.
+ * table grows, suspended invocations moving to the new table find both of
+ * their buckets there full.  They must wait in the overflow, move back
+ * into the table once the migration is done, and be found by their
+ * resumes all the while.
  *
  * The continuations are chosen through the table's own hashes
- * (lib/continuation-hash.h): 17 that share both buckets of the first
- * table, so that the 17th makes it grow; then 16 that fill, in the new
- * table, the two buckets where one of the first 16 (the "mover") will
- * have to go; then more suspensions, each of which moves the next
- * ELT_TABLE_MIGRATE_STEP slots, until the mover's slot, placed near the
- * end of the old table, moves.  The mover then suspends again under the
- * same continuation, which abandons the waiting one.  Then every one is
- * resumed: each must get its own (latest) call's id, with no orphan and
- * nothing unpublished.
+ * (lib/continuation-hash.h).  Each round, on a table of 2^bits slots:
+ *  1. 16 continuations ("movers") fill both buckets X and Y, near the end
+ *     of the table, and the buckets their moves will go to, P and Q in
+ *     the doubled table, are the same for all 16;
+ *  2. a 17th with buckets X and Y grows the table;
+ *  3. 16 more ("fillers") take P and Q in the new table;
+ *  4. suspensions that resume at once drive the migration (each moves
+ *     ELT_TABLE_MIGRATE_STEP slots) past X and Y, two chunks before its
+ *     end: the 16 movers find P and Q full and wait in the overflow;
+ *  5. the fillers resume, which frees P and Q, and the migration ends:
+ *     the movers move into P and Q.
+ * Five rounds put 80 movers through the overflow, which holds 64: without
+ * the last step the fifth round would lose its movers.  In the first, one
+ * mover resumes while in the overflow, and another suspends again under
+ * its continuation there (a runtime that reused it): the waiting one is
+ * abandoned, and the resume gets the new.  At the end every mover is resumed: each must get its own
+ * (latest) call's id, with no orphan and nothing unpublished.
  *
  * 64-bit ports only: the first hash is undone to place a continuation in
  * the bucket wanted, which needs all 64 bits of one.
@@ -39,17 +49,9 @@ static void remember(const elt_info *info, void *state)
 }
 ELT_PLUGIN_DEFINE(table, .enter = remember, .leave = remember);
 
-#define OLD_MASK (((uint64_t)1 << ELT_TABLE_MIN_BITS) - 1)
-#define NEW_MASK (((uint64_t)1 << (ELT_TABLE_MIN_BITS + 1)) - 1)
-/* Both buckets near the end of the first table: moved last. */
-#define OLD_BUCKET_1 (OLD_MASK + 1 - 4 * ELT_TABLE_MIGRATE_STEP)
-#define OLD_BUCKET_2 (OLD_MASK + 1 - 2 * ELT_TABLE_MIGRATE_STEP)
-
-#define SHARING (2 * ELT_TABLE_BUCKET + 1)     /* the first table's two buckets, and one */
-#define FILLING (2 * ELT_TABLE_BUCKET)         /* the new table's two buckets */
-/* Enough for the migration to pass the end of the first table. */
-#define DRIVING ((OLD_MASK + 1) / ELT_TABLE_MIGRATE_STEP + 8)
-#define TOTAL (SHARING + FILLING + DRIVING)
+#define ROUNDS 5
+#define GROUP (2 * ELT_TABLE_BUCKET)    /* what two buckets hold */
+#define STEP ELT_TABLE_MIGRATE_STEP
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
@@ -88,13 +90,87 @@ static uint64_t continuation_in(uint64_t mask, uint64_t b1, uint64_t b2)
 	}
 }
 
+static void suspend(uint64_t continuation, elt_invocation_id *id)
+{
+	elt_emit_enter(ASYNC_ID, NULL, NULL);
+	*id = last.id;
+	elt_emit_leave(ASYNC_ID, NULL, (void *)(uintptr_t)continuation);
+}
+
+/* 1 when the resume finds the invocation suspended as id. */
+static int resume(uint64_t continuation, elt_invocation_id id)
+{
+	int right;
+
+	elt_emit_enter(ASYNC_ID, NULL, (void *)(uintptr_t)continuation);
+	right = last.id == id && !(last.flags & ELT_INVOCATION_ORPHAN);
+	elt_emit_leave(ASYNC_ID, NULL, NULL);
+	return right;
+}
+
+/* Moves the next MIGRATE_STEP slots, leaving nothing behind. */
+static unsigned drive(unsigned steps)
+{
+	unsigned i, wrong = 0;
+
+	for (i = 0; i < steps; i++) {
+		uint64_t k = next_random() | 1;
+		elt_invocation_id id;
+
+		suspend(k, &id);
+		wrong += !resume(k, id);
+	}
+	return wrong;
+}
+
+static uint64_t mover[ROUNDS][GROUP];
+static elt_invocation_id mover_id[ROUNDS][GROUP];       /* 0: resumed already */
+static int resumed_waiting;     /* the first round's, from the overflow */
+
+/* One round on a table of 2^bits slots (above); the wrong resumes. */
+static unsigned round_on(unsigned r, unsigned bits)
+{
+	const uint64_t size = (uint64_t)1 << bits, new_mask = 2 * size - 1,
+		       chunks = size / STEP;
+	/* X and Y in the fourth and third chunks from the end; each round
+	 * its own buckets, so that the last round's movers are not in the
+	 * way */
+	const uint64_t x = size - 4 * STEP + 64 * r, y = size - 3 * STEP + 64 * r;
+	uint64_t filler[GROUP], grow;
+	elt_invocation_id filler_id[GROUP], grow_id;
+	unsigned i, wrong = 0;
+
+	for (i = 0; i < GROUP; i++) {
+		mover[r][i] = continuation_in(new_mask, size + x, size + y);
+		filler[i] = continuation_in(new_mask, size + x, size + y);
+	}
+	grow = continuation_in(new_mask, x, y); /* X and Y, in the new table too */
+	for (i = 0; i < GROUP; i++)
+		suspend(mover[r][i], &mover_id[r][i]);
+	suspend(grow, &grow_id);        /* grows, and moves the first chunk */
+	for (i = 0; i < GROUP; i++)     /* each moves the next chunk */
+		suspend(filler[i], &filler_id[i]);
+	/* up to Y's chunk, two before the end */
+	wrong += drive((unsigned)(chunks - 2 - (1 + GROUP)));
+	if (r == 0) {   /* one mover resumes from the overflow */
+		resumed_waiting = resume(mover[r][1], mover_id[r][1]);
+		mover_id[r][1] = 0;
+	}
+	for (i = 0; i < GROUP; i++)
+		wrong += !resume(filler[i], filler_id[i]);
+	/* A mover suspends again while in the overflow (it moves the last
+	 * chunk but one, so the migration is not done yet). */
+	if (r == 0)
+		suspend(mover[r][0], &mover_id[r][0]);
+	wrong += drive(r == 0 ? 1 : 2);         /* the end: the movers move back */
+	wrong += !resume(grow, grow_id);
+	return wrong;
+}
+
 int main(void)
 {
-	static uint64_t continuation[TOTAL];
-	static elt_invocation_id id[TOTAL];
 	elt_invocation_stats s0, s1;
-	uint64_t mover, p1, p2;
-	unsigned i, wrong = 0, placed = 0;
+	unsigned r, i, wrong = 0, wrong_movers = 0;
 
 	if (sizeof(uintptr_t) < sizeof(uint64_t))
 		tap_skip_all("continuations are 32 bits here: the test places them by "
@@ -104,56 +180,27 @@ int main(void)
 	    elt_register_function(ASYNC_ID, "Moved", "v(K)", ELT_FUNCTION_ASYNC))
 		tap_bail("setup: %s", elt_last_error());
 
-	for (i = 0; i < SHARING; i++) {
-		continuation[i] = continuation_in(OLD_MASK, OLD_BUCKET_1, OLD_BUCKET_2);
-		placed += elt_continuation_bucket(elt_continuation_hash1(continuation[i]),
-						  OLD_MASK) == OLD_BUCKET_1;
-	}
-	is_int(placed, SHARING, "%d continuations share both buckets of the first table",
-	       SHARING);
-	/* The mover: one of the first 16, which stay in the old table. */
-	mover = continuation[0];
-	p1 = elt_continuation_bucket(elt_continuation_hash1(mover), NEW_MASK);
-	p2 = elt_continuation_bucket(elt_continuation_hash2(mover), NEW_MASK);
-	for (i = SHARING; i < SHARING + FILLING; i++)
-		continuation[i] = continuation_in(NEW_MASK, p1, p2);
-	for (; i < TOTAL; i++)
-		continuation[i] = next_random() | 1;
-
-	/* Suspended in this order: the 17th sharing one grows the table,
-	 * the filling ones take the mover's new buckets, the rest move the
-	 * old table's slots out, the mover's last. */
 	elt_get_invocation_stats(&s0);
-	for (i = 0; i < TOTAL; i++) {
-		elt_emit_enter(ASYNC_ID, NULL, NULL);
-		id[i] = last.id;
-		elt_emit_leave(ASYNC_ID, NULL, (void *)(uintptr_t)continuation[i]);
-	}
-	/* The mover suspends again under the same continuation before it is
-	 * resumed (a runtime that reused it): the waiting one is abandoned,
-	 * in the overflow as in the table, and the resume gets the new. */
-	elt_emit_enter(ASYNC_ID, NULL, NULL);
-	id[0] = last.id;
-	elt_emit_leave(ASYNC_ID, NULL, (void *)(uintptr_t)mover);
-	for (i = 0; i < TOTAL; i++) {
-		elt_emit_enter(ASYNC_ID, NULL, (void *)(uintptr_t)continuation[i]);
-		if (last.id != id[i] || (last.flags & ELT_INVOCATION_ORPHAN)) {
-			if (wrong++ < 5)
-				tap_diag("continuation %u (%#llx) resumed as invocation %llu, "
-					 "suspended as %llu", i,
-					 (unsigned long long)continuation[i],
+	for (r = 0; r < ROUNDS; r++)
+		wrong += round_on(r, ELT_TABLE_MIN_BITS + r);
+	for (r = 0; r < ROUNDS; r++)
+		for (i = 0; i < GROUP; i++)
+			if (mover_id[r][i] && !resume(mover[r][i], mover_id[r][i]) &&
+			    wrong_movers++ < 5)
+				tap_diag("round %u, mover %u (%#llx): resumed as %llu, "
+					 "suspended as %llu", r, i,
+					 (unsigned long long)mover[r][i],
 					 (unsigned long long)last.id,
-					 (unsigned long long)id[i]);
-		}
-		elt_emit_leave(ASYNC_ID, NULL, NULL);
-	}
+					 (unsigned long long)mover_id[r][i]);
 	elt_get_invocation_stats(&s1);
-	is_int(wrong, 0, "%d suspended while the table grew under them: each resume has "
-	       "its call's id", TOTAL);
+	is_int(wrong, 0, "%d rounds of growth: every other resume has its call's id",
+	       ROUNDS);
+	ok(resumed_waiting, "a mover resumed while waiting in the overflow has its call's id");
+	is_int(wrong_movers, 0, "the %d others, each through the overflow and back, resume "
+	       "with their calls' ids", ROUNDS * GROUP - 1);
 	is_int(s1.unpublished - s0.unpublished, 0, "... none unpublished");
 	is_int(s1.orphan_resumes - s0.orphan_resumes, 0, "... no orphan");
 	is_int(s1.abandoned - s0.abandoned, 1, "... the one suspended again under its "
 	       "continuation abandoned");
-	is_int(s1.completed - s0.completed, TOTAL, "... all %d resumed completed", TOTAL);
 	return tap_done();
 }
