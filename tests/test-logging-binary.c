@@ -309,8 +309,7 @@ static int by_text(const void *a, const void *b)
 }
 
 /* The lines of a file (or stream), each without its "ts_ns" field (the
- * two instances read the clock apart) and an unregistered function's id
- * 0x0 (a recording does not keep it), sorted: threads interleave in
+ * two instances read the clock apart), sorted: threads interleave in
  * another order live than in time. */
 static char **timeless_lines(FILE *in, size_t *count)
 {
@@ -327,11 +326,6 @@ static char **timeless_lines(FILE *in, size_t *count)
 				break;
 			lines = more;
 		}
-		static const char unregistered[] = "\"function\":null,\"id\":\"";
-		char *id = strstr(line, unregistered), *end;
-
-		if (id && (end = strchr(id += sizeof(unregistered) - 1, '"')))
-			memmove(id + 3, end, strlen(end) + 1), memcpy(id, "0x0", 3);
 		if (strncmp(line, "{\"ts_ns\":", 9) != 0 || !rest)
 			rest = line;    /* not a line either writer makes: kept whole */
 		lines[n++] = strdup(rest);

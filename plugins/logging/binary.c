@@ -56,6 +56,7 @@ struct run {
 struct event {
 	uint64_t now;
 	uint32_t function;              /* fn->index, or REC_UNREGISTERED */
+	uint64_t id;                    /* the function's, with REC_UNREGISTERED */
 	uint32_t thread;
 	unsigned flags;                 /* REC_* */
 	elt_segment_kind kind;
@@ -102,7 +103,12 @@ put_fields(uint8_t *p, const struct tbuf *b, struct run *run, const struct event
 		p = put_run(p, run, ev->thread, ev->now);
 	*p++ = rec_tag(ev->flags, (enum rec_kind)ev->kind);
 	p = rec_put_number(p, ev->now - run->time);
-	p = rec_put_number(p, ev->function == REC_UNREGISTERED ? 0 : (uint64_t)ev->function + 1);
+	if (ev->function != REC_UNREGISTERED) {
+		p = rec_put_number(p, (uint64_t)ev->function + 1);
+	} else {
+		*p++ = 0;
+		p = rec_put_number(p, ev->id);
+	}
 	if (!(ev->flags & REC_NO_INVOCATION)) {
 		p = rec_put_number(p, rec_zigzag(inv->id - run->invocation));
 		run->invocation = inv->id;
@@ -220,11 +226,19 @@ static __attribute__((noinline)) void put_valued(struct tbuf *b, struct run *run
 	end_record(b, run);
 }
 
+/* Is the function in the file's table?  Those registered after
+ * REC_FUNCTIONS_MAX are not (a reader would refuse their indexes): their
+ * events name them by id, as unregistered ones, and carry no value. */
+static inline bool in_table(const elt_function_desc *fn)
+{
+	return fn && fn->index < REC_FUNCTIONS_MAX;
+}
+
 void binary_segment(struct binary_log *log, const elt_info *info)
 {
 	struct tbuf *b = tbuf_get(log->out);
 	const elt_function_desc *fn = elt_get_function(info);
-	const elt_signature *sig = fn ? fn->signature : NULL;
+	const elt_signature *sig = in_table(fn) ? fn->signature : NULL;
 	struct event ev;
 	struct run *run;
 	uint8_t *p;
@@ -235,7 +249,12 @@ void binary_segment(struct binary_log *log, const elt_info *info)
 		return;         /* out of memory: counted by tbuf */
 	run = tbuf_user(b);
 	ev.kind = elt_get_segment_kind(info);
-	ev.function = fn ? fn->index : REC_UNREGISTERED;
+	if (__builtin_expect(in_table(fn), 1)) {
+		ev.function = fn->index;
+	} else {
+		ev.function = REC_UNREGISTERED;
+		ev.id = elt_get_function_id(info);
+	}
 	ev.flags = 0;
 	ev.continuation = 0;
 	ev.value_total = 0;
@@ -310,9 +329,11 @@ static void put_definition(struct binary_log *log, const char *rec, size_t size)
 void binary_function_added(struct binary_log *log, const elt_function_desc *fn)
 {
 	size_t size;
-	char *rec = function_record(fn, &size);
+	char *rec;
 
-	if (!rec)
+	if (!in_table(fn))
+		return;         /* its events name it by id */
+	if (!(rec = function_record(fn, &size)))
 		return;         /* the reader shows it as "#index" */
 	put_definition(log, rec, size);
 	pthread_mutex_lock(&log->lock);

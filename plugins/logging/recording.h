@@ -5,7 +5,7 @@
  *
  * A file is a short text preamble followed by binary records:
  *
- *     asyncelt-recording 2\n          magic and format version
+ *     asyncelt-recording 3\n          magic and format version
  *     pid 1234\n                      key value lines, any order
  *     abi x86_64-sysv\n
  *     byte-order little\n
@@ -42,7 +42,10 @@
  *   REC_RUN       n thread, n time (ns since base); the run's invocation
  *                 starts at 0
  *   events        n time - the previous time in the run (mod 2^64),
- *                 n function index + 1 (0: unregistered),
+ *                 n function index + 1, or 0 then n the function's id
+ *                 (its address) for a function without a REC_FUNCTION
+ *                 record (unregistered, or past REC_FUNCTIONS_MAX;
+ *                 version 2 had no id),
  *                 unless REC_NO_INVOCATION: n zigzag(invocation - the
  *                 previous invocation in the run), then by kind:
  *     REC_CALL      n parent: 0 when none, else zigzag(invocation -
@@ -71,7 +74,8 @@
 #include <stdint.h>
 
 #define REC_MAGIC "asyncelt-recording"
-#define REC_VERSION 2
+#define REC_VERSION 3
+#define REC_VERSION_OLDEST 2    /* the oldest a reader still reads */
 #define REC_PREAMBLE_END "records\n"
 /* The preamble never exceeds this (tbuf expands a header into 1 KB). */
 #define REC_PREAMBLE_MAX 1024
@@ -108,15 +112,16 @@ enum rec_kind {
 #define REC_UNREGISTERED UINT32_MAX     /* function of an unregistered id */
 /* A reader refuses function indexes from here on: in a file they are far
  * likelier damage than the 16 millionth registered function, and their
- * table would be large.  (A program that registers more cannot be
- * recorded: doc/recording.md.) */
+ * table would be large.  The writer records the functions registered
+ * after that many by their ids, as it does unregistered ones. */
 #define REC_FUNCTIONS_MAX (1u << 24)
 #define REC_END '\n'
 
 /* The longest a number takes, and the most an event's fixed part does:
- * tag, time, function, invocation, three payload numbers, value length. */
+ * tag, time, function and its id, invocation, three payload numbers,
+ * value length. */
 #define REC_NUMBER_MAX 10
-#define REC_EVENT_MAX (1 + 7 * REC_NUMBER_MAX)
+#define REC_EVENT_MAX (1 + 8 * REC_NUMBER_MAX)
 #define REC_RUN_MAX (1 + 2 * REC_NUMBER_MAX + 1)
 
 static inline uint8_t rec_tag(unsigned flags, enum rec_kind kind)

@@ -227,18 +227,18 @@ static void put_missing(FILE *out, struct dump_file *f, const struct dump_event 
 	}
 }
 
-/* One line, as plugins/logging/logging.c's log_line writes it live, but
- * for an unregistered function's id, which a recording does not keep:
- * 0x0. */
-static void put_event(FILE *out, struct dump_file *f, uint32_t file,
-		      const struct dump_event *e, uint64_t time, bool json, bool several,
-		      struct invocations *seen)
+/* One line, as plugins/logging/logging.c's log_line writes it live (a
+ * format 2 file did not keep an unregistered function's id: 0x0). */
+static void put_event(FILE *out, struct dump_file *f, uint32_t file, size_t index,
+		      uint64_t time, bool json, bool several, struct invocations *seen)
 {
+	const struct dump_event *e = &f->events[index];
 	char scratch[32];
 	const char *name = e->function == REC_UNREGISTERED
 			   ? NULL : dump_function_name(f, e->function, scratch, sizeof(scratch));
 	bool defined = e->function < f->nfunctions && f->functions[e->function].defined;
-	uint64_t id = defined ? f->functions[e->function].id : 0;
+	uint64_t id = defined ? f->functions[e->function].id
+		      : e->function == REC_UNREGISTERED ? dump_unregistered_id(f, index) : 0;
 	const char *kind = elt_segment_kind_name((elt_segment_kind)e->kind);
 	bool have_inv = !(e->flags & REC_NO_INVOCATION);
 	uint64_t continuation = e->kind == REC_RESUME || e->kind == REC_SUSPEND
@@ -305,8 +305,8 @@ void output_lines(FILE *out, struct dump_file *files, size_t n, bool json)
 	for (k = 0; k < count; k++) {
 		struct dump_file *f = &files[refs[k].file];
 
-		put_event(out, f, refs[k].file, &f->events[refs[k].index], refs[k].time, json,
-			  n > 1, &seen);
+		put_event(out, f, refs[k].file, refs[k].index, refs[k].time, json, n > 1,
+			  &seen);
 	}
 	free(seen.entries);
 	free(refs);

@@ -93,10 +93,12 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 		at += len + 1;
 		if (len + 1 == strlen(REC_PREAMBLE_END) &&
 		    memcmp(line, REC_PREAMBLE_END, len) == 0) {
-			if (version != REC_VERSION)
+			if (version < REC_VERSION_OLDEST || version > REC_VERSION)
 				return fail(error, error_size, f->name, 0,
-					    "format version %d; this reader reads version %d",
-					    version, REC_VERSION);
+					    "format version %d; this reader reads versions "
+					    "%d to %d", version, REC_VERSION_OLDEST,
+					    REC_VERSION);
+			f->version = version;
 			if (!have_base || !have_clock)
 				return fail(error, error_size, f->name, at,
 					    "the preamble lacks its %s line",
@@ -163,7 +165,8 @@ struct reader {
 	struct cursor c;
 	struct dump_file *f;
 	size_t offset;                  /* of the record being read */
-	size_t events_cap, functions_cap;
+	size_t events_cap, functions_cap, unregistered_cap;
+	uint64_t unregistered_id;       /* the event's, with REC_UNREGISTERED */
 	bool in_run;
 	uint32_t thread;
 	uint64_t time, invocation;
@@ -275,6 +278,8 @@ static enum step event(struct reader *r, struct dump_event *e)
 	e->time = r->time += v;
 	NUMBER_OR_RETURN(r, &v, REC_FUNCTIONS_MAX, "function");
 	e->function = v ? (uint32_t)(v - 1) : REC_UNREGISTERED;
+	if (!v && r->f->version >= 3)
+		NUMBER_OR_RETURN(r, &r->unregistered_id, UINT64_MAX, "function id");
 	if (!(e->flags & REC_NO_INVOCATION)) {
 		NUMBER_OR_RETURN(r, &v, UINT64_MAX, "invocation");
 		e->invocation = r->invocation += rec_unzigzag(v);
@@ -356,6 +361,13 @@ static enum step record(struct reader *r)
 		return STEP_OK;
 	if (!dump_grow((void **)&f->events, &r->events_cap, f->nevents + 1, sizeof(e)))
 		return bad(r, "%s", "out of memory");
+	if (e.function == REC_UNREGISTERED && f->version >= 3) {
+		if (!dump_grow((void **)&f->unregistered, &r->unregistered_cap,
+			       f->nunregistered + 1, sizeof(*f->unregistered)))
+			return bad(r, "%s", "out of memory");
+		f->unregistered[f->nunregistered++] =
+			(struct dump_unregistered){ f->nevents, r->unregistered_id };
+	}
 	f->events[f->nevents++] = e;
 	return STEP_OK;
 }
@@ -403,7 +415,24 @@ void dump_file_free(struct dump_file *f)
 			elt_signature_free(f->functions[i].signature);
 	free(f->functions);
 	free(f->events);
+	free(f->unregistered);
 	memset(f, 0, sizeof(*f));
+}
+
+uint64_t dump_unregistered_id(const struct dump_file *f, size_t event)
+{
+	size_t lo = 0, hi = f->nunregistered;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->unregistered[mid].event < event)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nunregistered && f->unregistered[lo].event == event
+	       ? f->unregistered[lo].id : 0;
 }
 
 const char *dump_function_name(const struct dump_file *f, uint32_t index,

@@ -37,8 +37,16 @@ struct dump_event {
 	size_t offset;                  /* of the record in the file */
 };
 
+/* The id of an event's function that the file has no record of (format
+ * 3 on): by event index, in event order. */
+struct dump_unregistered {
+	size_t event;
+	uint64_t id;
+};
+
 struct dump_file {
 	const char *name;               /* for messages */
+	int version;                    /* of the format */
 	long pid;
 	char abi[128];
 	uint64_t base_ns;
@@ -47,6 +55,8 @@ struct dump_file {
 	uint32_t nfunctions;
 	struct dump_event *events;
 	size_t nevents;
+	struct dump_unregistered *unregistered;
+	size_t nunregistered;
 	bool truncated;                 /* ends inside a record */
 	size_t whole_bytes;             /* bytes of whole records read */
 };
@@ -67,6 +77,10 @@ struct dump_ref {
 	uint32_t index;
 };
 struct dump_ref *dump_order(const struct dump_file *files, size_t n, size_t *count);
+
+/* The id of event `event`'s function, when the file has no record of
+ * the function (unregistered); 0 when the file does not say (format 2). */
+uint64_t dump_unregistered_id(const struct dump_file *f, size_t event);
 
 /* A function's name, or "#index" for one the file never defined. */
 const char *dump_function_name(const struct dump_file *f, uint32_t index,
