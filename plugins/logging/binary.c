@@ -103,12 +103,11 @@ put_fields(uint8_t *p, const struct tbuf *b, struct run *run, const struct event
 		p = put_run(p, run, ev->thread, ev->now);
 	*p++ = rec_tag(ev->flags, (enum rec_kind)ev->kind);
 	p = rec_put_number(p, ev->now - run->time);
-	if (ev->function != REC_UNREGISTERED) {
-		p = rec_put_number(p, (uint64_t)ev->function + 1);
-	} else {
-		*p++ = 0;
+	/* REC_UNREGISTERED is UINT32_MAX: its index + 1 wraps to 0 */
+	_Static_assert(REC_UNREGISTERED == UINT32_MAX, "an unregistered function is 0");
+	p = rec_put_number(p, (uint32_t)(ev->function + 1u));
+	if (__builtin_expect(ev->function == REC_UNREGISTERED, 0))
 		p = rec_put_number(p, ev->id);
-	}
 	if (!(ev->flags & REC_NO_INVOCATION)) {
 		p = rec_put_number(p, rec_zigzag(inv->id - run->invocation));
 		run->invocation = inv->id;
@@ -238,7 +237,8 @@ void binary_segment(struct binary_log *log, const elt_info *info)
 {
 	struct tbuf *b = tbuf_get(log->out);
 	const elt_function_desc *fn = elt_get_function(info);
-	const elt_signature *sig = in_table(fn) ? fn->signature : NULL;
+	const bool tabled = __builtin_expect(in_table(fn), 1);
+	const elt_signature *sig = tabled ? fn->signature : NULL;
 	struct event ev;
 	struct run *run;
 	uint8_t *p;
@@ -249,12 +249,9 @@ void binary_segment(struct binary_log *log, const elt_info *info)
 		return;         /* out of memory: counted by tbuf */
 	run = tbuf_user(b);
 	ev.kind = elt_get_segment_kind(info);
-	if (__builtin_expect(in_table(fn), 1)) {
-		ev.function = fn->index;
-	} else {
-		ev.function = REC_UNREGISTERED;
+	ev.function = tabled ? fn->index : REC_UNREGISTERED;
+	if (__builtin_expect(!tabled, 0))
 		ev.id = elt_get_function_id(info);
-	}
 	ev.flags = 0;
 	ev.continuation = 0;
 	ev.value_total = 0;
