@@ -151,6 +151,9 @@ static struct table *_Atomic current_table;
 #define OVERFLOW_SLOTS 64
 static struct {
 	_Alignas(64) _Atomic unsigned overflowing;     /* records in it */
+	/* Records moved back into the table so far: a resume that missed
+	 * scans again when it changed meanwhile (overflow_rehome). */
+	_Atomic unsigned long rehomed;
 	_Atomic uintptr_t slots[OVERFLOW_SLOTS];
 } overflow;
 /* A table is being mapped: one thread maps, the others wait for it. */
@@ -377,17 +380,20 @@ static int overflow_put(struct elt_invocation_record *r)
 	return 0;
 }
 
-/* Empties a claimed slot whose record was taken. */
+/* Empties a claimed slot whose record was taken.  Release: a resume that
+ * sees the slot empty, or none in the overflow, sees what came before
+ * (a move back's count). */
 static void overflow_remove(_Atomic uintptr_t *slot)
 {
 	atomic_store_explicit(slot, 0, memory_order_release);
-	atomic_fetch_sub_explicit(&overflow.overflowing, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&overflow.overflowing, 1, memory_order_release);
 }
 
 /* Takes out of the overflow, into *out, a record of this continuation and
  * function (any function with `stale`: a suspension of the same
  * continuation makes an unresumed one stale, as drop_stale does in the
- * table).  OVERFLOW_BUSY: none found, but a slot was claimed meanwhile. */
+ * table).  OVERFLOW_BUSY: none found, but one of this continuation was
+ * claimed meanwhile. */
 static enum overflow_scan overflow_take(uintptr_t continuation, elt_function_id function,
 					int stale, struct elt_invocation_record **out)
 {
@@ -397,19 +403,18 @@ static enum overflow_scan overflow_take(uintptr_t continuation, elt_function_id 
 	for (i = 0; i < OVERFLOW_SLOTS; i++) {
 		_Atomic uintptr_t *slot = &overflow.slots[i];
 		uintptr_t word = atomic_load_explicit(slot, memory_order_acquire);
-		struct elt_invocation_record *r = (struct elt_invocation_record *)word;
+		struct elt_invocation_record *r =
+			(struct elt_invocation_record *)(word & ~CLAIMED);
 
-		if (word & CLAIMED) {
-			found = OVERFLOW_BUSY;
-			continue;
-		}
+		/* records are never unmapped: a key read is safe, if stale */
 		if (!r || atomic_load_explicit(&r->continuation, memory_order_relaxed) !=
 			  continuation)
 			continue;
-		if (!atomic_compare_exchange_strong_explicit(slot, &word, word | CLAIMED,
+		if ((word & CLAIMED) ||
+		    !atomic_compare_exchange_strong_explicit(slot, &word, word | CLAIMED,
 							     memory_order_acquire,
 							     memory_order_relaxed)) {
-			found = OVERFLOW_BUSY;  /* taken, or claimed: look again */
+			found = OVERFLOW_BUSY;  /* claimed or taken: look again */
 			continue;
 		}
 		/* Claimed: the record stays, and its key with it. */
@@ -435,8 +440,11 @@ static int insert_into(struct table *t, struct elt_invocation_record *r, int sta
 
 /* Once a migration is done, the overflow's records move into the table,
  * twice as large now, so that the overflow stays free for the next one
- * and resumes stop scanning it.  Each is claimed while it moves: a resume
- * finds it in the table, or meets the claim and scans again. */
+ * and resumes stop scanning it.  This is against a resume's order (the
+ * table, then the overflow): one may miss a record in the table before
+ * it arrives and in the overflow after it left.  So each move counts in
+ * `rehomed` before the record leaves the overflow, and a resume that
+ * missed scans again if the count changed meanwhile (take). */
 static void overflow_rehome(struct table *t)
 {
 	unsigned i;
@@ -450,9 +458,10 @@ static void overflow_rehome(struct table *t)
 							     memory_order_acquire,
 							     memory_order_relaxed))
 			continue;
-		if (insert_into(t, (struct elt_invocation_record *)word, 0) == 1)
+		if (insert_into(t, (struct elt_invocation_record *)word, 0) == 1) {
+			atomic_fetch_add_explicit(&overflow.rehomed, 1, memory_order_release);
 			overflow_remove(slot);
-		else
+		} else
 			atomic_store_explicit(slot, word, memory_order_release);
 	}
 }
@@ -540,8 +549,12 @@ static void publish(struct elt_invocation_record *r, uintptr_t continuation)
 
 	if (ELT_UNLIKELY(overflowing())) {
 		struct elt_invocation_record *stale;
+		enum overflow_scan o;
 
-		if (overflow_take(continuation, 0, 1, &stale) == OVERFLOW_TAKEN) {
+		/* one of the same continuation claimed: it may be stale too */
+		while ((o = overflow_take(continuation, 0, 1, &stale)) == OVERFLOW_BUSY)
+			sched_yield();
+		if (o == OVERFLOW_TAKEN) {
 			atomic_store_explicit(&stale->continuation, 0, memory_order_relaxed);
 			atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
 		}
@@ -610,6 +623,9 @@ static struct elt_invocation_record *take(uintptr_t continuation,
 	enum scan s;
 
 	for (;;) {
+		unsigned long rehomed = atomic_load_explicit(&overflow.rehomed,
+							     memory_order_acquire);
+
 		if (!(t = atomic_load_explicit(&current_table, memory_order_acquire)))
 			return NULL;
 		old = atomic_load_explicit(&t->older, memory_order_acquire);
@@ -640,7 +656,9 @@ static struct elt_invocation_record *take(uintptr_t continuation,
 		}
 		if (s == SCAN_MOVING)
 			sched_yield();
-		else if (atomic_load_explicit(&current_table, memory_order_acquire) == t)
+		else if (atomic_load_explicit(&current_table, memory_order_acquire) == t &&
+			 atomic_load_explicit(&overflow.rehomed, memory_order_acquire) ==
+			 rehomed)
 			return NULL;
 	}
 	atomic_store_explicit(&r->continuation, 0, memory_order_relaxed);

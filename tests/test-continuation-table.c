@@ -25,7 +25,9 @@
  * (latest) call's id, with no orphan and nothing unpublished.
  *
  * 64-bit ports only: the first hash is undone to place a continuation in
- * the bucket wanted, which needs all 64 bits of one.
+ * the bucket wanted, which needs all 64 bits of one.  One thread only:
+ * the races (a resume meeting a claimed overflow word, or missing a record
+ * as it moves back) are not driven here; lib/invocation.c argues them.
  */
 #define ELT_PLUGIN_STATIC 1
 #include "tap.h"
