@@ -29,8 +29,8 @@
  * the races (a resume meeting a claimed overflow word, or missing a record
  * as it moves back) are not driven here; lib/invocation.c argues them.
  */
-#define ELT_PLUGIN_STATIC 1
 #include "tap.h"
+#include "remember-invocation.h"
 
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
@@ -42,14 +42,7 @@
 
 static const elt_function_id ASYNC_ID = 0x5a;
 
-static _Thread_local elt_invocation last;
 
-static void remember(const elt_info *info, void *state)
-{
-	(void)state;
-	elt_get_invocation(info, &last);
-}
-ELT_PLUGIN_DEFINE(table, .enter = remember, .leave = remember);
 
 #define ROUNDS 5
 #define GROUP (2 * ELT_TABLE_BUCKET)    /* what two buckets hold */
@@ -178,7 +171,7 @@ int main(void)
 		tap_skip_all("continuations are 32 bits here: the test places them by "
 			     "undoing a 64-bit hash");
 	tap_plan(6);
-	if (elt_plugin_add(&elt_plugin_table, NULL) != ELT_OK ||
+	if (elt_plugin_add(&elt_plugin_remember, NULL) != ELT_OK ||
 	    elt_register_function(ASYNC_ID, "Moved", "v(K)", ELT_FUNCTION_ASYNC))
 		tap_bail("setup: %s", elt_last_error());
 

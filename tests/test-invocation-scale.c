@@ -13,8 +13,8 @@
  * Usage: test-invocation-scale [N]   (default 500,000: `make check`;
  * `make stress-invocation` runs 10,000,000).
  */
-#define ELT_PLUGIN_STATIC 1
 #include "tap.h"
+#include "remember-invocation.h"
 
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
@@ -33,14 +33,7 @@ static const elt_function_id ASYNC_ID = 0x51;
 #define CONTINUATION(i) ((void *)(uintptr_t)(0x10000000u + (uintptr_t)(i) * 64))
 
 static elt_invocation_id *ids;          /* the call's id, by invocation */
-static _Thread_local elt_invocation last;
 
-static void remember(const elt_info *info, void *state)
-{
-	(void)state;
-	elt_get_invocation(info, &last);
-}
-ELT_PLUGIN_DEFINE(scale, .enter = remember, .leave = remember);
 
 /* This thread's CPU time: the machine may be shared, and what a
  * suspension costs is the CPU it takes. */
@@ -162,7 +155,7 @@ int main(int argc, char **argv)
 		tap_bail("usage: %s [N > 0]", argv[0]);
 	if (!(ids = malloc((1 + THREADS) * n * sizeof(*ids))))
 		tap_bail("no memory for %lu ids", n);
-	if (elt_plugin_add(&elt_plugin_scale, NULL) != ELT_OK ||
+	if (elt_plugin_add(&elt_plugin_remember, NULL) != ELT_OK ||
 	    elt_register_function(ASYNC_ID, "Scaled", "l(K)", ELT_FUNCTION_ASYNC))
 		tap_bail("setup: %s", elt_last_error());
 

@@ -11,8 +11,8 @@
  * handler finishing for STUCK_S seconds.  Also checks that errno is what
  * the handler found.
  */
-#define ELT_PLUGIN_STATIC 1
 #include "tap.h"
+#include "remember-invocation.h"
 
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
@@ -34,7 +34,6 @@ static const elt_function_id ASYNC_ID = 0x61;
 #define STUCK_S 30                      /* no progress: deadlocked */
 #define CONTINUATION(i) ((void *)(uintptr_t)(0x20000000u + (uintptr_t)(i) * 64))
 
-static elt_invocation last;             /* only the main thread reports */
 static elt_invocation_id ids[SIGNALS * PER_SIGNAL];
 /* Signals handled; read by the signaller thread: atomic (lock-free, so
  * a handler may write it). */
@@ -42,12 +41,6 @@ static _Atomic unsigned long handled;
 static unsigned long wrong, errno_changed;
 static _Atomic int done;
 
-static void remember(const elt_info *info, void *state)
-{
-	(void)state;
-	elt_get_invocation(info, &last);
-}
-ELT_PLUGIN_DEFINE(sig, .enter = remember, .leave = remember);
 
 static void resume(unsigned long k)
 {
@@ -115,7 +108,7 @@ int main(void)
 	elt_invocation_stats st0, st1;
 
 	tap_plan(3);
-	if (elt_plugin_add(&elt_plugin_sig, NULL) != ELT_OK ||
+	if (elt_plugin_add(&elt_plugin_remember, NULL) != ELT_OK ||
 	    elt_register_function(ASYNC_ID, "InHandler", "l(K)", ELT_FUNCTION_ASYNC))
 		tap_bail("setup: %s", elt_last_error());
 	/* The thread's first segment registers it (with calloc, outside
