@@ -29,6 +29,7 @@
  */
 #include "invocation.h"
 #include "continuation-hash.h"
+#include "test-points.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -144,6 +145,9 @@ struct table {
 };
 
 static struct table *_Atomic current_table;
+#if defined(ELT_TEST_HOOKS)
+void (*elt_test_hook)(enum elt_test_point point, uintptr_t continuation);
+#endif
 
 /* Records that moved while the table grew and found no room (above):
  * record addresses, 0 when free.  Its own cache line: `overflowing` is
@@ -414,6 +418,7 @@ static enum overflow_scan overflow_take(uintptr_t continuation, elt_function_id 
 		    !atomic_compare_exchange_strong_explicit(slot, &word, word | CLAIMED,
 							     memory_order_acquire,
 							     memory_order_relaxed)) {
+			ELT_TEST_POINT(ELT_POINT_OVERFLOW_BUSY, continuation);
 			found = OVERFLOW_BUSY;  /* claimed or taken: look again */
 			continue;
 		}
@@ -458,6 +463,9 @@ static void overflow_rehome(struct table *t)
 							     memory_order_acquire,
 							     memory_order_relaxed))
 			continue;
+		ELT_TEST_POINT(ELT_POINT_REHOME_CLAIMED,
+			       atomic_load_explicit(&((struct elt_invocation_record *)word)->
+						    continuation, memory_order_relaxed));
 		if (insert_into(t, (struct elt_invocation_record *)word, 0) == 1) {
 			atomic_fetch_add_explicit(&overflow.rehomed, 1, memory_order_release);
 			overflow_remove(slot);
@@ -632,6 +640,8 @@ static struct elt_invocation_record *take(uintptr_t continuation,
 		s = old ? take_from(old, continuation, function, &r) : SCAN_MISS;
 		if (s == SCAN_MISS)
 			s = take_from(t, continuation, function, &r);
+		if (s == SCAN_MISS)
+			ELT_TEST_POINT(ELT_POINT_TAKE_MISSED, continuation);
 		if (s == SCAN_MISS && ELT_UNLIKELY(overflowing()))
 			switch (overflow_take(continuation, function, 0, &r)) {
 			case OVERFLOW_TAKEN:

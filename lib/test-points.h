@@ -1,0 +1,32 @@
+/*
+ * Where a race in the continuation table can happen, named so that a test
+ * can make it happen: in a build for tests only (ELT_TEST_HOOKS: the
+ * library tests/test-continuation-race links), each point calls
+ * elt_test_hook, which may run another thread's work right there.  In the
+ * library itself the points are nothing.
+ */
+#ifndef ELT_TEST_POINTS_H
+#define ELT_TEST_POINTS_H
+
+#include <stdint.h>
+
+enum elt_test_point {
+	ELT_POINT_TAKE_MISSED,          /* a resume missed in the tables and
+					   is about to scan the overflow */
+	ELT_POINT_OVERFLOW_BUSY,        /* a resume met its record claimed in
+					   the overflow */
+	ELT_POINT_REHOME_CLAIMED,       /* a record claimed in the overflow is
+					   about to move back into the table */
+};
+
+#if defined(ELT_TEST_HOOKS)
+extern void (*elt_test_hook)(enum elt_test_point point, uintptr_t continuation);
+# define ELT_TEST_POINT(point, continuation) do {                       \
+		if (elt_test_hook)                                      \
+			elt_test_hook(point, continuation);             \
+	} while (0)
+#else
+# define ELT_TEST_POINT(point, continuation) ((void)0)
+#endif
+
+#endif
