@@ -150,8 +150,8 @@ void (*elt_test_hook)(enum elt_test_point point, uintptr_t continuation);
 #endif
 
 /* Records that moved while the table grew and found no room (above):
- * record addresses, 0 when free.  Its own cache line: `overflowing` is
- * read by every suspension. */
+ * record addresses, 0 when free.  Its own cache line, written rarely:
+ * every suspension reads `overflowing`, every resume `rehomed`. */
 #define OVERFLOW_SLOTS 64
 static struct {
 	_Alignas(64) _Atomic unsigned overflowing;     /* records in it */
