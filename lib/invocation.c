@@ -1330,10 +1330,21 @@ void *elt_get_invocation_storage(const elt_info *info)
 	unsigned p = info->plugin;
 	const struct elt_invocation_record *r;
 
-	/* Every request after the first: no call, no frame. */
-	if (ELT_LIKELY(e && (e->storage_ready & (1u << p))) && !e->record)
-		return elt_thread.invocations->storage[p] +
-		       (size_t)(e - elt_thread.invocations->stack) * storage_size[p];
+	/* In its first segment, on this thread (the usual case): no call,
+	 * no frame, and the first request zeroes the storage right here. */
+	if (ELT_LIKELY(e && !e->record)) {
+		struct elt_thread_invocations *t = elt_thread.invocations;
+		uint32_t d = (uint32_t)(e - t->stack), size = storage_size[p];
+		unsigned char *s = t->storage[p] + (size_t)d * size;
+
+		if (ELT_LIKELY(e->storage_ready & (1u << p)))
+			return s;
+		if (ELT_LIKELY(size && d < t->storage_capacity[p])) {
+			e->storage_ready |= (uint16_t)(1u << p);
+			return memset(s, 0, size);
+		}
+		return make_invocation_storage(e, p);
+	}
 	if (ELT_LIKELY(e && (r = e->record) && (r->storage_ready & (1u << p))))
 		return atomic_load_explicit(&r->chunk->storage[p], memory_order_acquire) +
 		       (size_t)r->index * storage_size[p];
