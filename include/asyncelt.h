@@ -232,6 +232,17 @@ ELT_API const char *elt_segment_kind_name(elt_segment_kind kind);
 /* One callback's view of a segment; valid only during that callback. */
 typedef struct elt_info elt_info;
 
+/* The first members of every elt_info, in this order for as long as the
+ * plugin ABI's major is 1, so that the three getters of these facts
+ * (below) read them inline in a plugin instead of calling the library
+ * (doc/api.md#simple-getters).  Read them through those getters. */
+typedef struct elt_info_head {
+	elt_segment_kind kind;
+	uint32_t plugin;                /* the library's: whose callback runs */
+	elt_function_id id;
+	const elt_function_desc *function;      /* NULL: never registered */
+} elt_info_head;
+
 /* Where a value lives: `length` bytes at `start` (the saved register image,
  * the caller's stack, or the segment's scratch buffer, shared by the plugins
  * of one segment and rewritten by each getter call that reassembles). */
@@ -253,6 +264,20 @@ ELT_API elt_function_id elt_get_function_id(const elt_info *info);
 /* NULL for a function that was never registered. */
 ELT_API const elt_function_desc *elt_get_function(const elt_info *info);
 ELT_API elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out);
+
+/* Outside the library the three above are loads, not calls: a getter is
+ * called in every callback, and a call into a shared library goes through
+ * its GOT.  The functions stay for a pointer to one and for other
+ * languages: (elt_get_segment_kind)(info) calls the function. */
+#if !defined(ELT_BUILDING_LIBRARY)
+static inline const elt_info_head *elt_info_head_of(const elt_info *info)
+{
+	return (const elt_info_head *)(const void *)info;
+}
+# define elt_get_segment_kind(info) (elt_info_head_of(info)->kind)
+# define elt_get_function_id(info) (elt_info_head_of(info)->id)
+# define elt_get_function(info) (elt_info_head_of(info)->function)
+#endif
 
 /* The continuation: the argument of a resume, the value a suspension
  * returns; NULL for a call, a final return, a tailcall, or a function that

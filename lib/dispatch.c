@@ -10,7 +10,7 @@
 
 static inline uintptr_t continuation_argument(const struct elt_info *info)
 {
-	const struct elt_plan *plan = &info->fn->plan;
+	const struct elt_plan *plan = &elt_info_function(info)->plan;
 
 	return *(const uintptr_t *)elt_piece_address(info, &plan->continuation);
 }
@@ -22,7 +22,8 @@ static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 {
 	/* Only an async function resumes or suspends; in any other the
 	 * continuation registers hold whatever they held. */
-	int async = info->fn && (info->fn->desc.flags & ELT_FUNCTION_ASYNC);
+	const elt_function_desc *fn = info->head.function;
+	int async = fn && (fn->flags & ELT_FUNCTION_ASYNC);
 
 	switch (hook) {
 	case ELT_HOOK_ENTER:
@@ -54,7 +55,7 @@ static __attribute__((noinline)) void run_callbacks(struct elt_info *info, unsig
 		elt_segment_callback cb = p->segment[which];
 
 		if (cb) {
-			info->plugin = i;
+			info->head.plugin = i;
 			cb(info, p->state);
 		}
 	}
@@ -131,9 +132,9 @@ run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation, int fp
 	unsigned which = elt_hook_index(hook);
 	uint32_t ignored = fp_saved ? ELT_PLUGINS_FLOAT : 0, state;
 
-	info->kind = classify(info, hook, continuation);
+	info->head.kind = classify(info, hook, continuation);
 	info->invocation = NULL;
-	info->plugin = 0;
+	info->head.plugin = 0;
 	state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
 	if (ELT_LIKELY((state & ~ignored) == 1)) {
 		elt_segment_callback cb = elt_plugins[0].segment[which];
@@ -240,12 +241,12 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 		return;
 	/* All but fn first: nothing is then live across the lookup's call
 	 * when its first probe misses. */
-	info.id = id;
+	info.head.id = id;
 	info.caller_sp = caller_sp;
 	info.frame = frame;
 	info.scratch = scratch;
 	info.emitted = NULL;
-	info.fn = elt_registry_lookup(id);
+	elt_info_set_function(&info, elt_registry_lookup(id));
 	run_plugins(&info, hook, continuation_out, fp_saved);
 	elt_callback_end();
 }

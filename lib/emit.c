@@ -44,8 +44,8 @@ static elt_status emit(const char *what, elt_function_id id, unsigned hook,
 		return elt_set_error(ELT_E_INVALID_ARGUMENT,
 				     "%s: function id 0 (ids are non-zero)", what);
 	fn = elt_registry_lookup(id);
-	info.id = id;
-	info.fn = fn;
+	info.head.id = id;
+	elt_info_set_function(&info, fn);
 	info.caller_sp = 0;
 	info.frame = NULL;
 	info.scratch = NULL;    /* nothing to reassemble: values are whole */

@@ -97,8 +97,8 @@ make_row(struct elt_thread_tables *mine, unsigned p, uint32_t row)
 void *elt_get_function_storage(const elt_info *info)
 {
 	struct elt_thread_tables *mine = elt_thread.tables;
-	unsigned p = info->plugin;
-	uint32_t row = info->fn ? info->fn->desc.index + 1 : 0;
+	unsigned p = info->head.plugin;
+	uint32_t row = info->head.function ? info->head.function->index + 1 : 0;
 	struct elt_function_table *t;
 
 	if (!row_size[p] || !mine)

@@ -22,32 +22,33 @@ const char *elt_segment_kind_name(elt_segment_kind kind)
 
 elt_segment_kind elt_get_segment_kind(const elt_info *info)
 {
-	return info->kind;
+	return info->head.kind;
 }
 
 elt_function_id elt_get_function_id(const elt_info *info)
 {
-	return info->id;
+	return info->head.id;
 }
 
 const elt_function_desc *elt_get_function(const elt_info *info)
 {
-	return info->fn ? &info->fn->desc : NULL;
+	return info->head.function;
 }
 
 void *elt_get_function_data(const elt_info *info)
 {
-	if (!info->fn)
+	const struct elt_function *fn = elt_info_function(info);
+
+	if (!fn)
 		return NULL;
-	return atomic_load_explicit(&info->fn->plugin_data[info->plugin],
-				    memory_order_relaxed);
+	return atomic_load_explicit(&fn->plugin_data[info->head.plugin], memory_order_relaxed);
 }
 
 elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out)
 {
 	if (!out)
 		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_get_frame_info: out is NULL");
-	out->function_id = info->id;
+	out->function_id = info->head.id;
 	out->caller_sp = info->caller_sp;
 	/* A producer's segment has no machine frame: both are 0. */
 	out->return_address = info->emitted ? 0 : elt_arch_return_address(info);
@@ -56,10 +57,10 @@ elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out)
 
 elt_status elt_get_tailcall_info(const elt_info *info, elt_frame_info *out)
 {
-	if (info->kind != ELT_SEGMENT_TAILCALL)
+	if (info->head.kind != ELT_SEGMENT_TAILCALL)
 		return elt_set_error(ELT_E_WRONG_CALLBACK,
 				     "tailcall info asked in a %s segment",
-				     elt_segment_kind_name(info->kind));
+				     elt_segment_kind_name(info->head.kind));
 	return elt_get_frame_info(info, out);
 }
 
@@ -68,10 +69,10 @@ elt_status elt_get_continuation(const elt_info *info, void **out)
 	if (!out)
 		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_get_continuation: out is NULL");
 	*out = (void *)info->continuation;
-	if (!info->fn && info->kind != ELT_SEGMENT_TAILCALL)
+	if (!elt_info_function(info) && info->head.kind != ELT_SEGMENT_TAILCALL)
 		return elt_set_error(ELT_E_UNKNOWN_FUNCTION,
 				     "function id %#lx was never registered: nothing says "
-				     "where its continuation is", (unsigned long)info->id);
+				     "where its continuation is", (unsigned long)info->head.id);
 	return ELT_OK;
 }
 
@@ -79,31 +80,30 @@ elt_status elt_get_continuation(const elt_info *info, void **out)
  * ELT_OK. */
 static elt_status describable(const elt_info *info, int ret)
 {
+	const struct elt_function *fn = elt_info_function(info);
 	const char *unsupported;
 
-	if (!info->fn)
+	if (!fn)
 		return elt_set_error(ELT_E_UNKNOWN_FUNCTION,
 				     "function id %#lx was never registered",
-				     (unsigned long)info->id);
-	if (!info->fn->signature)
+				     (unsigned long)info->head.id);
+	if (!fn->signature)
 		return elt_set_error(ELT_E_NO_SIGNATURE,
 				     "function '%s' was registered without a signature",
-				     info->fn->desc.name);
+				     fn->desc.name);
 	/* Values in the producer's memory need no ABI rule. */
 	if (info->emitted)
 		return ELT_OK;
-	unsupported = ret ? info->fn->plan.ret_unsupported
-			  : info->fn->plan.args_unsupported;
+	unsupported = ret ? fn->plan.ret_unsupported : fn->plan.args_unsupported;
 	if (unsupported)
 		return elt_set_error(ELT_E_UNSUPPORTED, "function '%s' (%s): %s",
-				     info->fn->desc.name, info->fn->signature->text,
-				     unsupported);
+				     fn->desc.name, fn->signature->text, unsupported);
 	return ELT_OK;
 }
 
 static elt_range value_range(const elt_info *info, const struct elt_value_plan *v)
 {
-	const struct elt_plan *plan = &info->fn->plan;
+	const struct elt_plan *plan = &elt_info_function(info)->plan;
 	const struct elt_piece *p = &plan->pieces[v->first];
 	elt_range r = { 0, v->size };
 	unsigned char *dst;
@@ -131,7 +131,7 @@ static uint32_t emitted_argument_count(const elt_signature *sig)
 
 static elt_range emitted_argument(const elt_info *info, uint32_t i)
 {
-	const elt_signature *sig = info->fn->signature;
+	const elt_signature *sig = elt_info_function(info)->signature;
 	uint32_t param = i + (sig->continuation_index >= 0 &&
 			      i >= (uint32_t)sig->continuation_index);
 
@@ -141,6 +141,7 @@ static elt_range emitted_argument(const elt_info *info, uint32_t i)
 elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
 			      size_t *count, size_t *total_size)
 {
+	const struct elt_function *fn;
 	const struct elt_plan *plan;
 	size_t total = 0;
 	elt_status st;
@@ -150,11 +151,11 @@ elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
 		return elt_set_error(ELT_E_INVALID_ARGUMENT,
 				     "elt_get_enter_info: count is NULL, or ranges is NULL "
 				     "with a non-zero count");
-	if (info->kind != ELT_SEGMENT_CALL && info->kind != ELT_SEGMENT_RESUME)
+	if (info->head.kind != ELT_SEGMENT_CALL && info->head.kind != ELT_SEGMENT_RESUME)
 		return elt_set_error(ELT_E_WRONG_CALLBACK,
 				     "enter info asked in a %s segment",
-				     elt_segment_kind_name(info->kind));
-	if (info->kind == ELT_SEGMENT_RESUME) {
+				     elt_segment_kind_name(info->head.kind));
+	if (info->head.kind == ELT_SEGMENT_RESUME) {
 		*count = 0;
 		if (total_size)
 			*total_size = 0;
@@ -163,8 +164,9 @@ elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
 	st = describable(info, 0);
 	if (st != ELT_OK)
 		return st;
-	plan = &info->fn->plan;
-	nargs = info->emitted ? emitted_argument_count(info->fn->signature) : plan->nargs;
+	fn = elt_info_function(info);
+	plan = &fn->plan;
+	nargs = info->emitted ? emitted_argument_count(fn->signature) : plan->nargs;
 	if (*count < nargs) {
 		*count = nargs;         /* the protocol, not an error: no message */
 		return ELT_E_INSUFFICIENT_BUFFER;
@@ -193,23 +195,23 @@ elt_status elt_get_return_info(const elt_info *info, elt_range *range)
 	if (!range)
 		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_get_return_info: range is NULL");
 	*range = (elt_range){ 0, 0 };
-	if (info->kind != ELT_SEGMENT_RETURN && info->kind != ELT_SEGMENT_SUSPEND)
+	if (info->head.kind != ELT_SEGMENT_RETURN && info->head.kind != ELT_SEGMENT_SUSPEND)
 		return elt_set_error(ELT_E_WRONG_CALLBACK,
 				     "return info asked in a %s segment",
-				     elt_segment_kind_name(info->kind));
-	if (info->kind == ELT_SEGMENT_SUSPEND)
+				     elt_segment_kind_name(info->head.kind));
+	if (info->head.kind == ELT_SEGMENT_SUSPEND)
 		return ELT_E_DATAINCOMPLETE;
 	st = describable(info, 1);
 	if (st != ELT_OK)
 		return st;
 	if (info->emitted) {
-		size_t size = info->fn->signature->ret->size;
+		size_t size = elt_info_function(info)->signature->ret->size;
 
 		if (size && !info->emitted->ret)
 			return ELT_E_DATAINCOMPLETE;    /* the producer gave none */
 		*range = (elt_range){ size ? (uintptr_t)info->emitted->ret : 0, size };
 		return ELT_OK;
 	}
-	*range = value_range(info, &info->fn->plan.ret);
+	*range = value_range(info, &elt_info_function(info)->plan.ret);
 	return ELT_OK;
 }

@@ -272,11 +272,10 @@ struct elt_emitted {
 	const void *ret;
 };
 
+/* head: what the header's inline getters read (kind, plugin: the slot of
+ * the plugin being called, id, function: NULL when never registered). */
 struct elt_info {
-	elt_segment_kind kind;
-	uint32_t plugin;                /* slot of the plugin being called */
-	elt_function_id id;
-	const struct elt_function *fn;  /* NULL: never registered */
+	elt_info_head head;
 	uintptr_t caller_sp;
 	uintptr_t continuation;
 	const void *frame;              /* the port's saved register image */
@@ -286,6 +285,22 @@ struct elt_info {
 	const struct elt_emitted *emitted;
 	struct elt_shadow_entry *invocation;        /* NULL: none matched */
 };
+
+_Static_assert(offsetof(struct elt_info, head) == 0,
+	       "the header's getters read an elt_info as its head");
+_Static_assert(offsetof(struct elt_function, desc) == 0,
+	       "an elt_info's function is its elt_function's desc");
+
+/* The function's registration, NULL when never registered. */
+static inline const struct elt_function *elt_info_function(const struct elt_info *info)
+{
+	return (const struct elt_function *)info->head.function;
+}
+
+static inline void elt_info_set_function(struct elt_info *info, const struct elt_function *fn)
+{
+	info->head.function = fn ? &fn->desc : NULL;
+}
 
 /* Called by a port's helper (through its C entry) with the saved register
  * image, the function id and caller SP the instrumented code passed, which

@@ -1031,7 +1031,7 @@ struct elt_shadow_entry *elt_invocation_resume(struct elt_thread_invocations *t,
 					       const struct elt_info *info)
 {
 	int saved_errno = errno;        /* the wait's system calls */
-	struct elt_invocation_record *r = take_waiting(t, info->continuation, info->id);
+	struct elt_invocation_record *r = take_waiting(t, info->continuation, info->head.id);
 	struct elt_shadow_entry *e;
 
 	errno = saved_errno;
@@ -1039,18 +1039,18 @@ struct elt_shadow_entry *elt_invocation_resume(struct elt_thread_invocations *t,
 		r->inv.segment++;
 		r->inv.previous_thread = r->inv.thread;
 		r->inv.thread = t->index;
-		e = elt_invocation_push(t, info->id, r->inv.id, r);
+		e = elt_invocation_push(t, info->head.id, r->inv.id, r);
 		if (e)
 			elt_async_segment_started(t);
 		return e;
 	}
 	atomic_fetch_add_explicit(&orphan_resumes, 1, memory_order_relaxed);
 	elt_invocation_count(&t->started);
-	e = elt_invocation_push(t, info->id,
+	e = elt_invocation_push(t, info->head.id,
 				t->next_id != t->end_id ? t->next_id++
 							: elt_invocation_id_block(t),
 				NULL);
-	if (e && (r = materialize(t, e, info->fn))) {
+	if (e && (r = materialize(t, e, elt_info_function(info)))) {
 		r->inv.parent = 0;      /* whoever awaited it is unknown */
 		r->inv.segment = 1;     /* a resume, of unknown rank */
 		r->inv.flags |= ELT_INVOCATION_ORPHAN;
@@ -1065,7 +1065,7 @@ struct elt_shadow_entry *elt_invocation_resume(struct elt_thread_invocations *t,
 void elt_invocation_suspend(struct elt_thread_invocations *t, struct elt_shadow_entry *e,
 			    const struct elt_info *info)
 {
-	struct elt_invocation_record *r = materialize(t, e, info->fn);
+	struct elt_invocation_record *r = materialize(t, e, elt_info_function(info));
 	int saved_errno = errno;        /* growing the table maps memory */
 
 	if (r)
@@ -1180,7 +1180,7 @@ elt_status elt_get_invocation(const elt_info *info, elt_invocation *out)
 	out->id = e->id;
 	out->parent = d ? t->stack[d - 1].id : 0;
 	out->segment = 0;
-	out->flags = elt_is_async(info->fn) ? ELT_INVOCATION_ASYNC : 0;
+	out->flags = elt_is_async(elt_info_function(info)) ? ELT_INVOCATION_ASYNC : 0;
 	out->thread = out->previous_thread = t->index;
 	return ELT_OK;
 }
@@ -1191,13 +1191,13 @@ void **elt_get_invocation_slot(const elt_info *info)
 	struct elt_thread_invocations *t = elt_thread.invocations;
 	struct elt_invocation_record *r;
 
-	if (!e || !t || !(r = materialize(t, e, info->fn)))
+	if (!e || !t || !(r = materialize(t, e, elt_info_function(info))))
 		return NULL;
 	/* Cleared on first use rather than when the record is made; only
 	 * the thread running the invocation's segment touches them. */
-	while (r->slots_valid <= info->plugin)
+	while (r->slots_valid <= info->head.plugin)
 		r->slots[r->slots_valid++] = NULL;
-	return &r->slots[info->plugin];
+	return &r->slots[info->head.plugin];
 }
 
 void elt_invocations_set_storage(unsigned plugin, uint32_t size)
@@ -1327,7 +1327,7 @@ static __attribute__((noinline)) void *make_invocation_storage(struct elt_shadow
 void *elt_get_invocation_storage(const elt_info *info)
 {
 	struct elt_shadow_entry *e = info->invocation;
-	unsigned p = info->plugin;
+	unsigned p = info->head.plugin;
 	const struct elt_invocation_record *r;
 
 	/* In its first segment, on this thread (the usual case): no call,

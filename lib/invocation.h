@@ -199,14 +199,14 @@ static inline void elt_invocation_begin(struct elt_info *info)
 		info->invocation = NULL;        /* the thread is exiting */
 		return;
 	}
-	switch (info->kind) {
+	switch (info->head.kind) {
 	case ELT_SEGMENT_CALL:
 		elt_invocation_count(&t->started);
-		info->invocation = elt_invocation_push(t, info->id,
+		info->invocation = elt_invocation_push(t, info->head.id,
 			ELT_LIKELY(t->next_id != t->end_id) ? t->next_id++
 							    : elt_invocation_id_block(t),
 			NULL);
-		if (elt_is_async(info->fn) && info->invocation)
+		if (elt_is_async(elt_info_function(info)) && info->invocation)
 			elt_async_segment_started(t);
 		return;
 	case ELT_SEGMENT_RESUME:
@@ -214,8 +214,8 @@ static inline void elt_invocation_begin(struct elt_info *info)
 		return;
 	default:
 		e = t->depth ? &t->stack[t->depth - 1] : NULL;
-		if (ELT_UNLIKELY(!e || e->function != info->id))
-			e = elt_invocation_match_deeper(t, info->id);
+		if (ELT_UNLIKELY(!e || e->function != info->head.id))
+			e = elt_invocation_match_deeper(t, info->head.id);
 		info->invocation = e;
 		return;
 	}
@@ -229,17 +229,17 @@ static inline void elt_invocation_end(struct elt_info *info)
 	struct elt_thread_invocations *t = elt_thread.invocations;
 	struct elt_shadow_entry *e = info->invocation;
 
-	if (info->kind <= ELT_SEGMENT_RESUME || !e || !t)
+	if (info->head.kind <= ELT_SEGMENT_RESUME || !e || !t)
 		return;                 /* a call or resume stays on the stack */
 	t->depth--;
-	if (info->kind == ELT_SEGMENT_SUSPEND) {
+	if (info->head.kind == ELT_SEGMENT_SUSPEND) {
 		elt_invocation_suspend(t, e, info);     /* counts the end */
 		return;
 	}
 	elt_invocation_count(&t->completed);
 	if (e->record)
 		elt_invocation_free(t, e->record);
-	if (elt_is_async(info->fn))
+	if (elt_is_async(elt_info_function(info)))
 		elt_async_segment_ended(t);
 }
 

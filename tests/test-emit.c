@@ -41,9 +41,17 @@ static _Thread_local struct seen {
 	elt_invocation inv;
 } seen;
 
+/* As in test-segments: the header's getters against the library's. */
+static struct { unsigned checked, disagreed; } inline_getters;
+
 static void record(const elt_info *info, void *state)
 {
 	(void)state;
+	inline_getters.checked++;
+	if (elt_get_segment_kind(info) != (elt_get_segment_kind)(info) ||
+	    elt_get_function_id(info) != (elt_get_function_id)(info) ||
+	    elt_get_function(info) != (elt_get_function)(info))
+		inline_getters.disagreed++;
 	seen.calls++;
 	seen.kind = elt_get_segment_kind(info);
 	seen.fn = elt_get_function(info);
@@ -214,7 +222,7 @@ static void test_threads(void)
 
 int main(void)
 {
-	tap_plan(46);
+	tap_plan(47);
 	if (elt_plugin_add(&elt_plugin_recorder, NULL) != ELT_OK ||
 	    elt_register_function(ASYNC_ID, "Async", "l(T K i d {i d})", ELT_FUNCTION_ASYNC) ||
 	    elt_register_function(PLAIN_ID, "Plain", "v()", 0) ||
@@ -225,5 +233,8 @@ int main(void)
 	test_other_shapes();
 	test_errors();
 	test_threads();
+	ok(inline_getters.checked >= 15 && !inline_getters.disagreed,
+	   "the inline getters agree with the library's in all %u segments (%u differ)",
+	   inline_getters.checked, inline_getters.disagreed);
 	return tap_done();
 }

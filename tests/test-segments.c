@@ -48,10 +48,24 @@ static struct seen {
 
 static int recurse, unwind;
 
+/* The header's getters are reads of the info's head; the library's
+ * functions of the same names must agree with them in every segment. */
+static struct { unsigned checked, disagreed; } inline_getters;
+
+static void compare_inline_getters(const elt_info *info)
+{
+	inline_getters.checked++;
+	if (elt_get_segment_kind(info) != (elt_get_segment_kind)(info) ||
+	    elt_get_function_id(info) != (elt_get_function_id)(info) ||
+	    elt_get_function(info) != (elt_get_function)(info))
+		inline_getters.disagreed++;
+}
+
 static void record(const elt_info *info)
 {
 	size_t i;
 
+	compare_inline_getters(info);
 	seen.calls++;
 	seen.kind = elt_get_segment_kind(info);
 	seen.id = elt_get_function_id(info);
@@ -849,6 +863,9 @@ int main(void)
 	test_register_pressure();
 	test_tailcall_jump();
 	test_guard_and_unwind();
+	ok(inline_getters.checked >= 50 && !inline_getters.disagreed,
+	   "the inline getters agree with the library's in all %u segments (%u differ)",
+	   inline_getters.checked, inline_getters.disagreed);
 	elt_shutdown();
 	return tap_done();
 }
