@@ -113,6 +113,28 @@ void elt_plugins_function_added(struct elt_function *fn)
 			tell_function(fn, &elt_plugins[i]);
 }
 
+/* The slot whose init runs on this thread, for elt_plugin_set_flags(). */
+static ELT_TLS struct elt_plugin_slot *initializing;
+
+elt_status elt_plugin_set_flags(unsigned flags)
+{
+	const unsigned known = ELT_PLUGIN_NO_INVOCATIONS | ELT_PLUGIN_NO_FLOAT;
+
+	if (!initializing)
+		return elt_set_error(ELT_E_STATE,
+				     "elt_plugin_set_flags: called outside a plugin's init");
+	if (flags & ~known)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT,
+				     "elt_plugin_set_flags: unknown flags %#x (known: %#x)",
+				     flags & ~known, known);
+	if ((flags & ELT_PLUGIN_NO_INVOCATIONS) && DESC_STORAGE(initializing->desc))
+		return elt_set_error(ELT_E_INVALID_ARGUMENT,
+				     "elt_plugin_set_flags: plugin %s asks for invocation_storage "
+				     "yet would say ELT_PLUGIN_NO_INVOCATIONS", initializing->name);
+	initializing->flags = flags;
+	return ELT_OK;
+}
+
 static elt_status add(const elt_plugin *d, const char *options, void *module)
 {
 	struct elt_plugin_slot *p;
@@ -155,7 +177,9 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 
 	if (DESC_FIELD(d, init)) {
 		elt_set_error(ELT_OK, "%s", "");
+		initializing = p;
 		st = d->init(options ? options : "", &p->state);
+		initializing = NULL;
 		if (st != ELT_OK) {
 			char reason[200];
 

@@ -11,10 +11,12 @@
  * that fegetround() and the trap mask are its own, and that a division
  * still rounds as it did before the call.
  *
- * First a plugin that does the same while saying ELT_PLUGIN_NO_FLOAT: on
- * x86 the helpers believe it and save nothing, so its mode reaches the
- * caller (which shows the saving skipped); elsewhere they save anyway.
- * It stays for the rest, where the honest plugin makes every helper save.
+ * First two plugins that do the same while saying ELT_PLUGIN_NO_FLOAT,
+ * one from its init (elt_plugin_set_flags), then one in its descriptor:
+ * on x86 the helpers believe each and save nothing, so the mode reaches
+ * the caller (which shows the saving skipped); elsewhere they save
+ * anyway.  They stay for the rest, where the honest plugin makes every
+ * helper save.
  */
 #ifndef _GNU_SOURCE
 # define _GNU_SOURCE 1          /* feenableexcept, fegetexcept (glibc) */
@@ -121,6 +123,21 @@ static void meddle_quietly(const elt_info *info, void *state)
 ELT_PLUGIN_DEFINE(liar, .enter = meddle_quietly, .leave = meddle_quietly,
 		  .tailcall = meddle_quietly, .flags = ELT_PLUGIN_NO_FLOAT);
 
+/* The same, saying so from its init, as a plugin whose options decide. */
+static elt_status unknown_flag_st, set_flags_st;
+
+static elt_status liar_init(const char *options, void **state)
+{
+	(void)options;
+	*state = NULL;
+	unknown_flag_st = elt_plugin_set_flags(1u << 15);
+	set_flags_st = elt_plugin_set_flags(ELT_PLUGIN_NO_FLOAT);
+	return ELT_OK;
+}
+
+ELT_PLUGIN_DEFINE(liar_by_init, .init = liar_init, .enter = meddle_quietly,
+		  .leave = meddle_quietly, .tailcall = meddle_quietly);
+
 /* Whether the helper a probe calls skips the FP control state while every
  * plugin says ELT_PLUGIN_NO_FLOAT (doc/abi.md): the x86 helpers do, but
  * for i386's x87 Leave (the probes' Leave), whose fnstenv and fldenv keep
@@ -176,7 +193,7 @@ int main(void)
 		{ "tailcall", call_tailcall, SKIPS_ENTER },
 	};
 	int can_trap, traps;
-	unsigned i, m, expected_calls = 0;
+	unsigned i, m, liars, expected_calls = 0;
 
 	if (MODE_COUNT < 2)
 		tap_skip_all("this <fenv.h> names fewer than two rounding modes");
@@ -193,25 +210,41 @@ int main(void)
 
 	probe_function = 0xf0e1;
 	probe_target = target;
-	if (elt_register_function(probe_function, "FloatingWork", "v()", 0) != ELT_OK ||
-	    elt_plugin_add(&elt_plugin_liar, NULL) != ELT_OK)
+	if (elt_register_function(probe_function, "FloatingWork", "v()", 0) != ELT_OK)
 		tap_bail("setup: %s", elt_last_error());
+	ok(elt_plugin_set_flags(ELT_PLUGIN_NO_FLOAT) == ELT_E_STATE &&
+	   strstr(elt_last_error(), "outside a plugin's init"),
+	   "elt_plugin_set_flags outside an init: refused: %s", elt_last_error());
 
-	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++) {
-		int mode_after;
+	for (liars = 1; liars <= 2; liars++) {
+		if (elt_plugin_add(liars == 1 ? &elt_plugin_liar_by_init : &elt_plugin_liar,
+				   NULL) != ELT_OK)
+			tap_bail("setup: %s", elt_last_error());
+		if (liars == 1) {
+			is_int(unknown_flag_st, ELT_E_INVALID_ARGUMENT,
+			       "elt_plugin_set_flags refuses a flag it does not know");
+			is_int(set_flags_st, ELT_OK, "and takes ELT_PLUGIN_NO_FLOAT from an init");
+		}
+		for (i = 0; i < sizeof(h) / sizeof(h[0]); i++) {
+			unsigned before = liar_calls;
+			int mode_after;
 
-		plugin_mode = modes[1].mode;
-		fesetround(modes[0].mode);
-		h[i].call();
-		mode_after = fegetround();
-		fesetround(modes[0].mode);
-		ok(liar_calls == i + 1 && (mode_after == modes[1].mode) == h[i].skips,
-		   "%s, only ELT_PLUGIN_NO_FLOAT plugins: %s", h[i].name,
-		   h[i].skips ? "the helper saves nothing, so a plugin that says "
-				     "it falsely leaks its rounding mode"
-				   : "the helper keeps the caller's rounding mode anyway");
-		if (liar_calls != i + 1)
-			tap_diag("  the plugin ran %u times in %u calls", liar_calls, i + 1);
+			plugin_mode = modes[1].mode;
+			fesetround(modes[0].mode);
+			h[i].call();
+			mode_after = fegetround();
+			fesetround(modes[0].mode);
+			ok(liar_calls == before + liars &&
+			   (mode_after == modes[1].mode) == h[i].skips,
+			   "%s, only ELT_PLUGIN_NO_FLOAT plugins (%s): %s", h[i].name,
+			   liars == 1 ? "said from init" : "and one in its descriptor",
+			   h[i].skips ? "the helper saves nothing, so a plugin that says "
+					"it falsely leaks its rounding mode"
+				      : "the helper keeps the caller's rounding mode anyway");
+			if (liar_calls != before + liars)
+				tap_diag("  the plugins ran %u times, not %u", liar_calls - before,
+					 liars);
+		}
 	}
 
 	if (elt_plugin_add(&elt_plugin_meddler, NULL) != ELT_OK)

@@ -94,6 +94,19 @@ ELT_PLUGIN_DEFINE(too_big, .invocation_storage = ELT_MAX_INVOCATION_STORAGE + 1)
 ELT_PLUGIN_DEFINE(contradicts, .invocation_storage = 8,
 		  .flags = ELT_PLUGIN_NO_INVOCATIONS);
 
+/* The same contradiction from init (elt_plugin_set_flags), which then
+ * refuses its options so that it is not added. */
+static elt_status late_flags_st;
+
+static elt_status contradict_late(const char *options, void **state)
+{
+	(void)options;
+	*state = NULL;
+	late_flags_st = elt_plugin_set_flags(ELT_PLUGIN_NO_INVOCATIONS);
+	return elt_set_error(ELT_E_BAD_OPTION, "only asked");
+}
+ELT_PLUGIN_DEFINE(contradicts_late, .init = contradict_late, .invocation_storage = 8);
+
 /* Calls that never return: one left by a thread that exits, one still
  * running at the shutdown.  Listed at fini with what their calls stored. */
 static void *leave_one_open(void *arg)
@@ -131,11 +144,14 @@ int main(void)
 	unsigned long i, r = 0;
 	pthread_t th;
 
-	tap_plan(10);
+	tap_plan(11);
 	is_int(elt_plugin_add(&elt_plugin_too_big, NULL), ELT_E_LIMIT,
 	       "invocation_storage above ELT_MAX_INVOCATION_STORAGE: refused");
 	is_int(elt_plugin_add(&elt_plugin_contradicts, NULL), ELT_E_PLUGIN,
 	       "invocation_storage with ELT_PLUGIN_NO_INVOCATIONS: refused");
+	elt_plugin_add(&elt_plugin_contradicts_late, NULL);
+	is_int(late_flags_st, ELT_E_INVALID_ARGUMENT,
+	       "... and ELT_PLUGIN_NO_INVOCATIONS set from its init");
 	/* A plugin built before the field: no storage, like plain. */
 	old.struct_size = offsetof(elt_plugin, invocation_storage);
 	old.name = "old";

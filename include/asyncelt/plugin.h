@@ -129,6 +129,13 @@ typedef struct elt_plugin {
 #define ELT_MAX_PLUGINS 16
 ELT_API elt_status elt_plugin_add(const elt_plugin *plugin, const char *options);
 
+/* For a plugin's init, whose options decide what it needs: this
+ * instance's ELT_PLUGIN_* flags, in place of the descriptor's (logging
+ * in its binary format does no floating point, in text it may).
+ * ELT_E_STATE outside an init, ELT_E_INVALID_ARGUMENT for a bit this
+ * library does not know. */
+ELT_API elt_status elt_plugin_set_flags(unsigned flags);
+
 /* Loads plugins from a specification, the syntax of $ASYNCELT_PLUGINS:
  *
  *     spec     := plugin (';' plugin)*

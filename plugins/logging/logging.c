@@ -114,6 +114,11 @@ static elt_status logging_init(const char *options, void **state)
 		free(l);
 		return st;
 	}
+	/* Recording copies bytes and integers: no floating point on the
+	 * instrumented thread, so the helpers need not save its control
+	 * state; text and JSON convert floating-point values. */
+	if (format == BINARY)
+		elt_plugin_set_flags(ELT_PLUGIN_NO_FLOAT);
 	plugin_clock_init();
 	l->start_ticks = plugin_ticks();
 	*state = l;
