@@ -267,9 +267,10 @@ ELT_API elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out)
 
 /* Outside the library the three above are loads, not calls: a getter is
  * called in every callback, and a call into a shared library goes through
- * its GOT.  The functions stay for a pointer to one and for other
- * languages: (elt_get_segment_kind)(info) calls the function. */
-#if !defined(ELT_BUILDING_LIBRARY)
+ * its GOT.  The functions stay for a pointer to one, for other languages
+ * and for C89: (elt_get_segment_kind)(info) calls the function. */
+#if !defined(ELT_BUILDING_LIBRARY) && \
+	(defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L))
 static inline const elt_info_head *elt_info_head_of(const elt_info *info)
 {
 	return (const elt_info_head *)(const void *)info;

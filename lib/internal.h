@@ -288,6 +288,12 @@ struct elt_info {
 
 _Static_assert(offsetof(struct elt_info, head) == 0,
 	       "the header's getters read an elt_info as its head");
+/* Plugins compiled these offsets in: they may change only with the plugin
+ * ABI's major (doc/plugins.md#abi-versioning). */
+_Static_assert(offsetof(elt_info_head, kind) == 0 && offsetof(elt_info_head, plugin) == 4 &&
+	       offsetof(elt_info_head, id) == 8 &&
+	       offsetof(elt_info_head, function) == 8 + sizeof(elt_function_id),
+	       "elt_info_head's layout is part of plugin ABI 1");
 _Static_assert(offsetof(struct elt_function, desc) == 0,
 	       "an elt_info's function is its elt_function's desc");
 

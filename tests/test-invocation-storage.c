@@ -98,14 +98,16 @@ ELT_PLUGIN_DEFINE(contradicts, .invocation_storage = 8,
  * refuses its options so that it is not added. */
 static elt_status late_flags_st;
 
+static elt_status contradict_late(const char *options, void **state);
+ELT_PLUGIN_DEFINE(contradicts_late, .init = contradict_late, .invocation_storage = 8);
+
 static elt_status contradict_late(const char *options, void **state)
 {
 	(void)options;
 	*state = NULL;
-	late_flags_st = elt_plugin_set_flags(ELT_PLUGIN_NO_INVOCATIONS);
+	late_flags_st = elt_plugin_set_flags(&elt_plugin_contradicts_late, ELT_PLUGIN_NO_INVOCATIONS);
 	return elt_set_error(ELT_E_BAD_OPTION, "only asked");
 }
-ELT_PLUGIN_DEFINE(contradicts_late, .init = contradict_late, .invocation_storage = 8);
 
 /* Calls that never return: one left by a thread that exits, one still
  * running at the shutdown.  Listed at fini with what their calls stored. */

@@ -129,12 +129,14 @@ typedef struct elt_plugin {
 #define ELT_MAX_PLUGINS 16
 ELT_API elt_status elt_plugin_add(const elt_plugin *plugin, const char *options);
 
-/* For a plugin's init, whose options decide what it needs: this
- * instance's ELT_PLUGIN_* flags, in place of the descriptor's (logging
- * in its binary format does no floating point, in text it may).
- * ELT_E_STATE outside an init, ELT_E_INVALID_ARGUMENT for a bit this
- * library does not know. */
-ELT_API elt_status elt_plugin_set_flags(unsigned flags);
+/* For a plugin's init, whose options decide what it needs: `self` (its
+ * descriptor) is added with `flags` in place of the descriptor's, so
+ * pass every ELT_PLUGIN_* flag this instance keeps (logging in its binary
+ * format does no floating point, in text it may).  Bits this library
+ * does not know are ignored, as in a descriptor.  ELT_E_STATE outside
+ * self's init; ELT_E_INVALID_ARGUMENT for ELT_PLUGIN_NO_INVOCATIONS with
+ * invocation_storage. */
+ELT_API elt_status elt_plugin_set_flags(const elt_plugin *self, unsigned flags);
 
 /* Loads plugins from a specification, the syntax of $ASYNCELT_PLUGINS:
  *

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+extern const elt_plugin elt_plugin_logging;     /* init sets its flags */
+
 /* Arguments decoded per call; more are reported as unavailable (the
  * ranges live on the instrumented thread's stack, which may be small). */
 #define MAX_ARGS 16
@@ -118,7 +120,7 @@ static elt_status logging_init(const char *options, void **state)
 	 * instrumented thread, so the helpers need not save its control
 	 * state; text and JSON convert floating-point values. */
 	if (format == BINARY)
-		elt_plugin_set_flags(ELT_PLUGIN_NO_FLOAT);
+		elt_plugin_set_flags(&elt_plugin_logging, ELT_PLUGIN_NO_FLOAT);
 	plugin_clock_init();
 	l->start_ticks = plugin_ticks();
 	*state = l;
