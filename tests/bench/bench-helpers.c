@@ -352,18 +352,47 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The value of a "key<tabs>: value" line of /proc/cpuinfo, without its
+ * newline; NULL for another key. */
+static const char *cpuinfo_value(char *line, const char *key)
+{
+	size_t n = strlen(key);
+	char *colon = strchr(line, ':');
+
+	if (!colon || strncmp(line, key, n) != 0 || strspn(line + n, " \t") != (size_t)(colon - line) - n)
+		return NULL;
+	colon[strcspn(colon, "\n")] = '\0';
+	return colon + 1 + (colon[1] == ' ');
+}
+
+/* The model name, and family and model, since a virtual machine's name
+ * can be as vague as "AMD EPYC"; from the first processor's block. */
 static void print_cpu(void)
 {
-	char line[256];
+	char line[4096], name[128] = "", family[16] = "", model[16] = "";
+	int virtual = 0;
 	FILE *f = fopen("/proc/cpuinfo", "r");
+	const char *v;
 
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, "model name", 10) == 0) {
-			printf("CPU:%s", strchr(line, ':') + 1);
-			break;
-		}
+	while (f && fgets(line, sizeof(line), f) && line[0] != '\n') {
+		if ((v = cpuinfo_value(line, "model name")))
+			snprintf(name, sizeof(name), "%s", v);
+		else if ((v = cpuinfo_value(line, "cpu family")))
+			snprintf(family, sizeof(family), "%s", v);
+		else if ((v = cpuinfo_value(line, "model")))
+			snprintf(model, sizeof(model), "%s", v);
+		else if ((v = cpuinfo_value(line, "flags")))
+			virtual = strstr(v, " hypervisor") != NULL;
+	}
 	if (f)
 		fclose(f);
+	if (*name) {
+		printf("CPU: %s", name);
+		if (*family && *model)
+			printf(" (family %s, model %s%s)", family, model,
+			       virtual ? ", a virtual machine" : "");
+		printf("\n");
+	}
 	if (vector_bytes())
 		printf("vector registers saved: %u bytes each (%s)\n", vector_bytes(),
 		       vector_bytes() == 64 ? "AVX-512" : vector_bytes() == 32 ? "AVX" : "SSE");
