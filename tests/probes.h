@@ -6,6 +6,10 @@
 #ifndef ELT_TESTS_PROBES_H
 #define ELT_TESTS_PROBES_H
 
+/* probe_lean_pair's function id (below); the probes include this file. */
+#define PROBE_LEAN_ID 0x1234
+
+#ifndef __ASSEMBLER__
 #include <stdint.h>
 
 extern uintptr_t probe_function;        /* the id the probes report */
@@ -41,6 +45,14 @@ void probe_tailcall_jump(void);
 /* An empty instrumented function, Enter then Leave; and one without. */
 void probe_pair(void);
 void probe_bare(void);
+/* The same empty function as a JIT compiles it, for the benchmark: the id
+ * PROBE_LEAN_ID an immediate, nothing remembered for a test, nothing
+ * stored that another thread also writes.  And the same again testing the
+ * byte at probe_armed (elt_helpers_armed()) before each hook, skipping
+ * the hook's set-up and call while it is 0 (doc/abi.md). */
+void probe_lean_pair(void);
+void probe_guarded_pair(void);
+extern const unsigned char *probe_armed;
 
 /* The probes as a function pointer of any prototype.  Read through a
  * volatile pointer: the compiler must not see that the assembly's
@@ -50,5 +62,7 @@ extern void (*volatile probe_enter_address)(void);
 extern void (*volatile probe_leave_address)(void);
 extern void (*volatile probe_tailcall_address)(void);
 extern void (*volatile probe_tailcall_jump_address)(void);
+
+#endif /* __ASSEMBLER__ */
 
 #endif

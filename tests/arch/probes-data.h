@@ -1,7 +1,8 @@
 /*
  * The probes' variables (tests/probes.h), the same on every port: what the
  * test sets before calling a probe (the function id, the target, the
- * continuation), what the probe saw (caller SP, return address), and the
+ * continuation, the armed byte's address for probe_guarded_pair), what
+ * the probe saw (caller SP, return address), and the
  * probes' addresses read through memory so the compiler cannot fold the
  * calls.  Each tests/arch/<abi>/probes.S includes this once, after its
  * code, in the same object: the probes reach these variables PC-relative
@@ -21,7 +22,7 @@
 	.data
 	.p2align PROBE_WORD_LOG2
 	.globl	probe_function, probe_target, probe_continuation
-	.globl	probe_caller_sp, probe_return_address
+	.globl	probe_caller_sp, probe_return_address, probe_armed
 	.globl	probe_enter_address, probe_leave_address, probe_tailcall_address
 	.globl	probe_tailcall_jump_address
 probe_function:		PROBE_WORD 0
@@ -29,6 +30,7 @@ probe_target:		PROBE_WORD 0
 probe_continuation:	PROBE_WORD 0
 probe_caller_sp:	PROBE_WORD 0
 probe_return_address:	PROBE_WORD 0
+probe_armed:		PROBE_WORD 0
 probe_enter_address:	PROBE_WORD probe_enter
 probe_leave_address:	PROBE_WORD probe_leave
 probe_tailcall_address:	PROBE_WORD probe_tailcall

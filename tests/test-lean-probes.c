@@ -1,0 +1,112 @@
+/*
+ * The benchmark's instrumented function, as a JIT compiles it
+ * (probe_lean_pair), and the same testing the armed byte before each hook
+ * (probe_guarded_pair), on every ABI: the rows `make bench` and the
+ * per-port instruction counts measure must do what they claim.  The lean
+ * pair reports a call and a return of PROBE_LEAN_ID whenever the helpers
+ * are armed; the guarded one reaches the helpers only while the byte it is
+ * pointed at is set.  Pointing it at a byte of the test's own, with a
+ * plugin present, tells a skipped hook from one whose helper returned.
+ */
+#define ELT_PLUGIN_STATIC 1
+#include "tap.h"
+#include "probes.h"
+
+#include <asyncelt.h>
+#include <asyncelt/helpers.h>
+#include <asyncelt/plugin.h>
+
+#include <stdint.h>
+
+static struct {
+	unsigned calls, returns, other;
+	uintptr_t enter_sp, leave_sp;
+} seen;
+
+static void count_cb(const elt_info *info, void *state)
+{
+	elt_frame_info frame;
+	int have_frame = elt_get_frame_info(info, &frame) == ELT_OK;
+
+	(void)state;
+	if (elt_get_function_id(info) != PROBE_LEAN_ID) {
+		seen.other++;
+	} else if (elt_get_segment_kind(info) == ELT_SEGMENT_CALL) {
+		seen.calls++;
+		seen.enter_sp = have_frame ? frame.caller_sp : 0;
+	} else if (elt_get_segment_kind(info) == ELT_SEGMENT_RETURN) {
+		seen.returns++;
+		seen.leave_sp = have_frame ? frame.caller_sp : 0;
+	} else {
+		seen.other++;
+	}
+}
+ELT_PLUGIN_DEFINE(counter, .enter = count_cb, .leave = count_cb,
+		  .flags = ELT_PLUGIN_NO_INVOCATIONS);
+
+/* The caller SP probe_pair passes from reports()'s call: the same for
+ * every pair called there, each call of reports() being at one depth
+ * (0: not known yet, not checked). */
+static uintptr_t reference_sp;
+
+/* Runs `pair` three times; 1 if it reported `want` Enter+Leave pairs of
+ * PROBE_LEAN_ID, with the caller SP probe_pair passes, and nothing else. */
+static __attribute__((noinline)) int reports(void (*pair)(void), unsigned want)
+{
+	int i;
+
+	seen.calls = seen.returns = seen.other = 0;
+	seen.enter_sp = seen.leave_sp = 0;
+	for (i = 0; i < 3; i++)
+		pair();
+	if (seen.calls != 3 * want || seen.returns != 3 * want || seen.other)
+		tap_diag("  %u calls, %u returns, %u other segments",
+			 seen.calls, seen.returns, seen.other);
+	if (want && reference_sp && (seen.enter_sp != reference_sp || seen.leave_sp != reference_sp))
+		tap_diag("  caller SP %#jx at Enter, %#jx at Leave, want %#jx",
+			 (uintmax_t)seen.enter_sp, (uintmax_t)seen.leave_sp,
+			 (uintmax_t)reference_sp);
+	return seen.calls == 3 * want && seen.returns == 3 * want && !seen.other &&
+	       (!want || !reference_sp ||
+		(seen.enter_sp == reference_sp && seen.leave_sp == reference_sp));
+}
+
+int main(void)
+{
+	static unsigned char clear = 0, set = 1;
+	const unsigned char *armed = elt_helpers_armed();
+
+	if (elt_register_function(PROBE_LEAN_ID, "Lean", "v()", 0) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+	tap_diag("ABI: %s", elt_abi_name());
+
+	probe_armed = armed;
+	ok(reports(probe_lean_pair, 0) && reports(probe_guarded_pair, 0),
+	   "no plugin: neither pair reports anything, and both return");
+	if (elt_plugin_add(&elt_plugin_counter, NULL) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+	/* The test probe, which passes probe_function and remembers its
+	 * caller SP, gives the caller SP to expect. */
+	probe_function = PROBE_LEAN_ID;
+	reports(probe_pair, 1);
+	reference_sp = probe_caller_sp;
+	ok(reference_sp && reports(probe_pair, 1),
+	   "armed: the test probe reports a call and a return with its caller SP");
+	ok(reports(probe_lean_pair, 1), "armed: the lean pair reports a call and a return");
+	ok(reports(probe_guarded_pair, 1),
+	   "armed: the guarded pair, testing the library's byte, reports them too");
+	probe_armed = &clear;
+	ok(reports(probe_guarded_pair, 0),
+	   "armed, its byte pointed at a 0: the guarded pair skips both hooks");
+	probe_armed = &set;
+	ok(reports(probe_guarded_pair, 1),
+	   "armed, its byte pointed at a 1: the guarded pair calls both");
+	elt_shutdown();
+	probe_armed = armed;
+	seen.calls = seen.returns = seen.other = 0;
+	probe_lean_pair();
+	probe_guarded_pair();
+	ok(!seen.calls && !seen.returns && !seen.other && !*armed,
+	   "shut down: the byte is 0 and neither pair reaches the plugin");
+	return tap_done();
+}
