@@ -84,18 +84,15 @@ static const struct variant variants[] = {
 };
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
 
-static const elt_function_id EMPTY_ID = 0x1234, ASYNC_ID = 0x1235;
+/* The instrumented function's id: probe_lean_pair and probe_guarded_pair
+ * (tests/probes.h) pass it, and the full-save stub pairs. */
+static const elt_function_id EMPTY_ID = PROBE_LEAN_ID, ASYNC_ID = 0x1235;
 static char recording[4096];    /* the "file" variant's, in the child */
 
 /* --- the vector width, as the helpers save it ------------------------------ */
 
 #if defined(__x86_64__) && !defined(_WIN32)
 void bench_stub_pair_sse(void), bench_stub_pair_avx(void), bench_stub_pair_avx512(void);
-void bench_helper_pair(void), bench_guarded_pair(void);
-/* The helpers called exactly as the stub is (full-save-x86_64.S). */
-#define helper_pair bench_helper_pair
-static void (*const guarded_pair)(void) = bench_guarded_pair;
-const unsigned char *bench_armed;       /* elt_helpers_armed() */
 void bench_empty_c(void *frame);
 void bench_empty_c(void *frame)
 {
@@ -133,11 +130,6 @@ static void (*stub_pair(void))(void)
 	}
 }
 #else
-/* The test probe: it also records its caller SP for the tests, in memory
- * two threads share, so the 2-thread rows include that. */
-#define helper_pair probe_pair
-static void (*const guarded_pair)(void) = NULL;   /* x86-64 only */
-
 static unsigned vector_bytes(void)
 {
 	return 0;
@@ -181,10 +173,10 @@ static __attribute__((noinline)) void run(enum work work, unsigned long n)
 			stub();
 			break;
 		case PAIR:
-			helper_pair();
+			probe_lean_pair();
 			break;
 		case GUARDED:
-			guarded_pair();
+			probe_guarded_pair();
 			break;
 		case EMIT:
 			elt_emit_enter(EMPTY_ID, NULL, NULL);
@@ -284,11 +276,8 @@ static double measure(const struct variant *v)
 
 	elt_register_function(EMPTY_ID, "Empty", "v()", 0);
 	elt_register_function(ASYNC_ID, "Async", "l(K i)", ELT_FUNCTION_ASYNC);
-	probe_function = EMPTY_ID;
-#if defined(__x86_64__) && !defined(_WIN32)
-	bench_armed = elt_helpers_armed();
-#endif
-	if ((v->work == STUB && !stub_pair()) || (v->work == GUARDED && !guarded_pair))
+	probe_armed = elt_helpers_armed();
+	if (v->work == STUB && !stub_pair())
 		return -1;
 	if (v->plugins && strcmp(v->plugins, "empty") == 0) {
 		if (elt_plugin_add(&elt_plugin_empty, NULL) != ELT_OK)

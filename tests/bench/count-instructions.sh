@@ -1,35 +1,79 @@
 #!/bin/sh
-# Instructions per unit of each bench-helpers variant, under callgrind:
-# the loop (run() and what it calls) counted for 1000 and for 3000 units,
-# the difference divided by 2000 (and by the threads, for the rows that
-# run two), so that set-up drops out.
-# Timing-independent: valgrind has no AVX-512 (the AVX bodies run), and it
-# cannot see stalls such as the AVX/SSE transition (doc/performance.md).
+# Instructions per unit of each bench-helpers variant: the loop counted
+# for 1000 and for 3000 units, the difference divided by 2000 (and by the
+# threads, for the rows that run two), so that set-up drops out.
 #
 #   count-instructions.sh BENCH_HELPERS [VARIANT]
+#
+# Natively, under callgrind (run() and what it calls).  valgrind has no
+# AVX-512, so x86-64 runs its AVX bodies; and it cannot see stalls such as
+# the AVX/SSE transition (doc/performance.md).
+#
+# With $BENCH_QEMU set to a qemu-user command (e.g. "qemu-aarch64 -L
+# /usr/aarch64-linux-gnu"), under it instead, for another ABI: qemu logs
+# every guest instruction it executes (-singlestep -d exec,nochain) and
+# the system calls (strace), and what a child executes between its two
+# clock_gettime(CLOCK_THREAD_CPUTIME_ID) calls, the measured loop, is
+# counted.  Instruction counts under emulation are the guest's, exact;
+# its times mean nothing.
 set -eu
 bench=${1:?usage: count-instructions.sh BENCH_HELPERS [VARIANT]}
 only=${2:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# count UNITS: one callgrind file per child, named by its pid
-count() {
+# count_callgrind UNITS: the loop's instructions in each measuring child,
+# in the children's order (that of the table's rows), one line each.
+count_callgrind() {
 	mkdir -p "$work/$1"
 	BENCH_UNITS=$1 ASYNCELT_X86_VECTOR_WIDTH=32 valgrind --tool=callgrind \
 		--toggle-collect=run --callgrind-out-file="$work/$1/%p" \
 		"$bench" 1 "$only" >"$work/$1.table" 2>/dev/null
+	# One file per process, named by its pid: the first is the parent's,
+	# which runs no unit.
+	for f in $(ls "$work/$1" | sort -n | sed 1d); do
+		sed -n 's/^summary: //p' "$work/$1/$f"
+	done >"$work/$1.ir"
 }
-count 1000
-count 3000
-# The children run the variants in the table's order, so do their pids;
-# the first file is the parent's, which runs no unit.
+
+# count_qemu UNITS: the same from qemu's log, read as it is written (it
+# is one line per instruction: gigabytes for the slower variants).
+# Processes run one at a time (the parent waits for each child), so the
+# lines between a process's first and last clock call are its loop's,
+# both threads' for the two-thread rows; a variant that cannot run (n/a)
+# makes no clock call and no line.
+count_qemu() {
+	mkfifo "$work/log"
+	awk '/^Trace / { n++; next }
+	     /^[0-9]+ clock_gettime[0-9]*\(CLOCK_THREAD_CPUTIME_ID/ {
+		if (!($1 in first)) { first[$1] = n; order[++procs] = $1 }
+		last[$1] = n
+	     }
+	     END { for (i = 1; i <= procs; i++) print last[order[i]] - first[order[i]] }' \
+		<"$work/log" >"$work/$1.ir" &
+	# shellcheck disable=SC2086  # the command and its options, split
+	BENCH_UNITS=$1 $BENCH_QEMU -singlestep -d exec,nochain,strace -D "$work/log" \
+		"$bench" 1 "$only" >"$work/$1.table" 2>/dev/null
+	wait $!
+	rm -f "$work/log"
+	# Rows that ran, in order; an n/a row made no clock call.
+	grep '^| ' "$work/$1.table" | sed 1d | grep -v '| *n/a *|' >"$work/$1.rows"
+}
+
 for units in 1000 3000; do
-	for f in $(ls "$work/$units" | sort -n | sed 1d); do
-		sed -n 's/^summary: //p' "$work/$units/$f"
-	done >"$work/$units.ir"
+	if [ -n "${BENCH_QEMU:-}" ]; then
+		count_qemu $units
+	else
+		count_callgrind $units
+		grep '^| ' "$work/$units.table" | sed 1d >"$work/$units.rows"
+	fi
 done
-grep '^| ' "$work/1000.table" | sed 1d | cut -d'|' -f2 | sed 's/ *$//' |
+if [ "$(wc -l <"$work/1000.ir")" -ne "$(wc -l <"$work/1000.rows")" ]; then
+	echo "count-instructions.sh: $(wc -l <"$work/1000.ir") processes counted for" \
+	     "$(wc -l <"$work/1000.rows") rows of the table" >&2
+	exit 1
+fi
+cut -d'|' -f2 "$work/1000.rows" | sed 's/ *$//' |
 	paste -d'|' - "$work/1000.ir" "$work/3000.ir" |
 	awk -F'|' '{ threads = $1 ~ /2 threads/ ? 2 : 1     # units are per thread
 		     printf "%-44s %8.1f\n", $1, ($3 - $2) / 2000 / threads }'

@@ -4,10 +4,11 @@
  * caller-saved general registers and xmm/ymm/zmm 0-7 at the CPU's width),
  * clears the upper vector halves, calls an empty C function and restores
  * it all; called exactly as the probes call the helpers.  No plugin, no
- * lookup, no classification: the floor for a register-saving hook.  And
- * the same function calling the real helpers, for the helper rows.
+ * lookup, no classification: the floor for a register-saving hook.  The
+ * helper rows call the same function, tests/probes.h's probe_lean_pair.
  */
 #include "asm.h"
+#include "../probes.h"
 
 	.text
 
@@ -70,9 +71,7 @@ ELT_ENTRY(\name)
 ELT_END(\name)
 .endm
 
-/* An instrumented function (id 0x1234) calling Enter then Leave as a JIT
- * would: unlike the test probes, it stores nothing to memory that another
- * thread also writes, so two threads running it share no cache line. */
+/* probe_lean_pair (tests/arch/x86_64/probes.S) calling the stubs. */
 .macro PAIR name, enter, leave
 ELT_ENTRY(\name)
 	pushq	%rbp
@@ -82,11 +81,11 @@ ELT_ENTRY(\name)
 	.cfi_def_cfa_register %rbp
 	leaq	16(%rbp), %r11
 	pushq	%r11
-	pushq	$0x1234
+	pushq	$PROBE_LEAN_ID
 	call	\enter
 	leaq	16(%rbp), %r11
 	pushq	%r11
-	pushq	$0x1234
+	pushq	$PROBE_LEAN_ID
 	call	\leave
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -94,39 +93,11 @@ ELT_ENTRY(\name)
 ELT_END(\name)
 .endm
 
-/* The same function, as code that tests the armed byte first
- * (elt_helpers_armed(), kept in bench_armed) and calls a helper only while
- * it is set: an idle hook is a load, a compare and a branch. */
-.macro GUARDED_CALL helper
-	movq	bench_armed(%rip), %r11
-	cmpb	$0, (%r11)
-	je	.Lskip\@
-	leaq	16(%rbp), %r11
-	pushq	%r11
-	pushq	$0x1234
-	call	\helper
-.Lskip\@:
-.endm
-
-ELT_ENTRY(bench_guarded_pair)
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	GUARDED_CALL elt_helper_enter
-	GUARDED_CALL elt_helper_leave
-	popq	%rbp
-	.cfi_def_cfa %rsp, 8
-	ret
-ELT_END(bench_guarded_pair)
-
 	STUB	bench_stub_sse, 16
 	STUB	bench_stub_avx, 32
 	STUB	bench_stub_avx512, 64
 	PAIR	bench_stub_pair_sse, bench_stub_sse, bench_stub_sse
 	PAIR	bench_stub_pair_avx, bench_stub_avx, bench_stub_avx
 	PAIR	bench_stub_pair_avx512, bench_stub_avx512, bench_stub_avx512
-	PAIR	bench_helper_pair, elt_helper_enter, elt_helper_leave
 
 	ELT_OBJECT_NOTES

@@ -7,6 +7,10 @@
 # signatures that some getter said it cannot decode on that ABI.  Installs missing cross toolchains when run as root.
 #
 #   tests/cross/run-matrix.sh [ABI ...]      default: every ABI of arch/ports.list
+#   tests/cross/run-matrix.sh --instructions [ABI ...]
+#                     instead of the tests, the benchmark's instructions per
+#                     Enter+Leave pair on each ABI (tests/bench/count-instructions.sh:
+#                     callgrind natively, qemu-user's log elsewhere), one row each
 #   MATRIX_DIR=dir    where the builds go (default: _matrix in the source)
 #   CORPUS_SEED=n CORPUS_COUNT=n   the decoding corpus to build (Makefile.am's
 #                     defaults otherwise), to rerun another seed on an ABI
@@ -27,6 +31,11 @@ corpus_vars=()
 [ -n "${CORPUS_SEED:-}" ] && corpus_vars+=("CORPUS_SEED=$CORPUS_SEED")
 [ -n "${CORPUS_COUNT:-}" ] && corpus_vars+=("CORPUS_COUNT=$CORPUS_COUNT")
 
+instructions=
+if [ "${1:-}" = --instructions ]; then
+	instructions=1
+	shift
+fi
 wanted=("$@")
 [ ${#wanted[@]} -gt 0 ] || wanted=($(echo "$abis" | awk 'NF { print $1 }'))
 
@@ -54,6 +63,44 @@ count() {       # count KIND LOG
 	local n
 	n=$(sed -n "s/^# $1: *//p" "$2" 2>/dev/null | head -n 1)
 	echo "${n:-0}"
+}
+
+# --instructions: the benchmark rows counted, and their column titles.
+count_variants=("bare call" "helpers, idle" "caller tests the armed byte"
+	"one empty plugin" "empty plugin + invocations" "counting" "timing"
+	"binary logging" "producer API")
+count_titles=(bare idle "idle, guarded" "one empty plugin" "+ invocations"
+	counting timing "binary logging" "producer API")
+
+# count_row ABI TRIPLET RUNNER BUILD: one row of instructions per pair.
+count_row() {
+	local qemu="" out="$4/instructions.log" row="" v n
+	case $3 in
+	-) ;;
+	wine) rows+=("$(printf '| %-13s | no benchmark on Windows (it forks)' "$1")")
+	      return ;;
+	# qemu, for the instructions of code the host would run natively too
+	ld.so:*) qemu="qemu-${2%%-*} -L /usr/$2 -E LD_LIBRARY_PATH=/usr/$2/lib" ;;
+	*) qemu="${3%%:*} -L ${3#*:} -E LD_LIBRARY_PATH=${3#*:}/lib" ;;
+	esac
+	case $qemu in qemu-i?86*) qemu="qemu-i386${qemu#qemu-i?86}" ;; esac
+	if ! (cd "$4" && make -j2 tests/bench/bench-helpers >bench-build.log 2>&1 &&
+	      ASYNCELT_PLUGIN_PATH="$4/plugins/counting/.libs:$4/plugins/logging/.libs:$4/plugins/timing/.libs" \
+	      BENCH_QEMU="$qemu" sh "$work/src/tests/bench/count-instructions.sh" \
+		./tests/bench/bench-helpers >"$out" 2>&1); then
+		rows+=("$(printf '| %-13s | counting failed: %s' "$1" "$out")")
+		failed_abis=$((failed_abis + 1))
+		return
+	fi
+	for v in "${count_variants[@]}"; do
+		n=$(grep -F "$v" "$out" | grep -v "2 threads" | head -n 1 | awk '{ print $NF }')
+		if [ -n "$n" ]; then
+			row="$row $(printf '%5.0f' "$n") |"
+		else
+			row="$row   n/a |"
+		fi
+	done
+	rows+=("$(printf '| %-13s |%s' "$1" "$row")")
 }
 
 rows=() failed_abis=0
@@ -100,8 +147,16 @@ for abi in "${wanted[@]}"; do
 		status=FAIL note="configure failed: $build/configure.log"
 	elif ! (cd "$build" && make -j2 "${corpus_vars[@]}" >build.log 2>&1); then
 		status=FAIL note="build failed: $build/build.log"
+	elif [ -n "$instructions" ]; then
+		count_row "$abi" "$triplet" "$wrapper" "$build"
+		continue
 	elif ! (cd "$build" && make -j2 "${corpus_vars[@]}" check >check.log 2>&1); then
 		status=FAIL note="tests failed: $build/test-suite.log"
+	fi
+	if [ -n "$instructions" ]; then
+		rows+=("$(printf '| %-13s | %s' "$abi" "$note")")
+		failed_abis=$((failed_abis + 1))
+		continue
 	fi
 	log="$build/test-suite.log"
 	pass=$(count PASS "$log") fail=$(( $(count FAIL "$log") + $(count ERROR "$log") ))
@@ -120,6 +175,13 @@ for abi in "${wanted[@]}"; do
 		"${note:-${abi_name#ABI: }}")")
 done
 
+if [ -n "$instructions" ]; then
+	printf '| %-13s |%s\n' ABI "$(printf ' %s |' "${count_titles[@]}")"
+	printf '|---------------|%s\n' "$(printf -- '%.0s------|' "${count_titles[@]}")"
+	printf '%s\n' "${rows[@]}"
+	[ "$failed_abis" = 0 ]
+	exit
+fi
 printf '| %-13s | %6s | %6s | %7s | %-4s | %10s | %9s | %7s | %11s | %s\n' ABI passed failed skipped \
 	result signatures arguments returns unsupported note
 printf '|%s|\n' "---------------|--------|--------|---------|------|------------|-----------|---------|-------------|------"
