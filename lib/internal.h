@@ -84,18 +84,18 @@ elt_registry_probe(const struct elt_registry_table *t, elt_function_id id, uint3
 
 /* Lock-free, and inline: every segment does one.  NULL for an id never
  * registered.  The table is kept at most half full, so the first slot
- * probed usually holds the function: that path runs straight through. */
+ * probed usually holds the function: that path runs straight through.
+ * There is always a table (registry.c). */
 static inline const struct elt_function *elt_registry_lookup(elt_function_id id)
 {
 	const struct elt_registry_table *t =
 		atomic_load_explicit(&elt_registry_current, memory_order_acquire);
 	const struct elt_function *fn;
-	uint32_t i;
+	uint32_t i = elt_registry_hash(id, t->mask);
 
-	if (ELT_UNLIKELY(!t))
-		return NULL;
-	i = elt_registry_hash(id, t->mask);
-	fn = atomic_load_explicit(&t->slot[i], memory_order_acquire);
+	/* A pointer-sized index: gcc then folds the slots' offset into the
+	 * load instead of adding it to the index first. */
+	fn = atomic_load_explicit(t->slot + (uintptr_t)i, memory_order_acquire);
 	if (ELT_LIKELY(fn && fn->desc.id == id))
 		return fn;
 	return elt_registry_probe(t, id, i);

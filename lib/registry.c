@@ -16,8 +16,12 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Told of each new function before it can be looked up (registry lock
  * held); set by the layer above once it has someone to tell. */
 static void (*announce)(struct elt_function *);
+/* Before the first registration: a table of one empty slot, so that the
+ * lookup needs no test for "no table" (GNU C: a flexible array member
+ * initialized, which gives it storage). */
+static struct elt_registry_table no_functions = { .mask = 0, .slot = { NULL } };
 /* The lookup's table (internal.h), replaced whole when it fills. */
-struct elt_registry_table *_Atomic elt_registry_current;
+struct elt_registry_table *_Atomic elt_registry_current = &no_functions;
 static uint32_t registered;
 /* Every function, in registration order: appended under the lock with a
  * release store, walked without it. */
@@ -64,6 +68,8 @@ static int reserve(void)
 	struct elt_registry_table *bigger;
 	uint32_t i;
 
+	if (t == &no_functions)
+		t = NULL;       /* nothing to copy */
 	if (t && (t->used + 1) * 2 <= t->mask + 1)
 		return 1;
 	bigger = table_new(t ? (t->mask + 1) * 2 : 256);

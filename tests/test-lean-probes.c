@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 static struct {
-	unsigned calls, returns, other;
+	unsigned calls, returns, other, registered;
 	uintptr_t enter_sp, leave_sp;
 } seen;
 
@@ -29,6 +29,7 @@ static void count_cb(const elt_info *info, void *state)
 	int have_frame = elt_get_frame_info(info, &frame) == ELT_OK;
 
 	(void)state;
+	seen.registered += elt_get_function(info) != NULL;
 	if (elt_get_function_id(info) != PROBE_LEAN_ID) {
 		seen.other++;
 	} else if (elt_get_segment_kind(info) == ELT_SEGMENT_CALL) {
@@ -55,7 +56,7 @@ static __attribute__((noinline)) int reports(void (*pair)(void), unsigned want)
 {
 	int i;
 
-	seen.calls = seen.returns = seen.other = 0;
+	seen.calls = seen.returns = seen.other = seen.registered = 0;
 	seen.enter_sp = seen.leave_sp = 0;
 	for (i = 0; i < 3; i++)
 		pair();
@@ -76,14 +77,18 @@ int main(void)
 	static unsigned char clear = 0, set = 1;
 	const unsigned char *armed = elt_helpers_armed();
 
-	if (elt_register_function(PROBE_LEAN_ID, "Lean", "v()", 0) != ELT_OK)
-		tap_bail("setup: %s", elt_last_error());
 	tap_diag("ABI: %s", elt_abi_name());
 
 	probe_armed = armed;
 	ok(reports(probe_lean_pair, 0) && reports(probe_guarded_pair, 0),
 	   "no plugin: neither pair reports anything, and both return");
 	if (elt_plugin_add(&elt_plugin_counter, NULL) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+	/* The lookup before any function is registered (registry.c's table
+	 * of one empty slot). */
+	ok(reports(probe_lean_pair, 1) && seen.registered == 0,
+	   "armed, nothing registered yet: the segments arrive without a function");
+	if (elt_register_function(PROBE_LEAN_ID, "Lean", "v()", 0) != ELT_OK)
 		tap_bail("setup: %s", elt_last_error());
 	/* The test probe, which passes probe_function and remembers its
 	 * caller SP, gives the caller SP to expect. */
@@ -92,7 +97,8 @@ int main(void)
 	reference_sp = probe_caller_sp;
 	ok(reference_sp && reports(probe_pair, 1),
 	   "armed: the test probe reports a call and a return with its caller SP");
-	ok(reports(probe_lean_pair, 1), "armed: the lean pair reports a call and a return");
+	ok(reports(probe_lean_pair, 1) && seen.registered == 6,
+	   "armed: the lean pair reports a call and a return of the function");
 	ok(reports(probe_guarded_pair, 1),
 	   "armed: the guarded pair, testing the library's byte, reports them too");
 	probe_armed = &clear;
