@@ -228,10 +228,8 @@ static inline __attribute__((always_inline)) void
 dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
 	       uintptr_t continuation_out, int fp_saved)
 {
-	/* Where getters reassemble split values: on this stack, so plugins
-	 * of one segment share it and nothing is allocated. */
-	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
-	struct elt_info info;
+	struct elt_frame_segment segment;
+	struct elt_info *const info = &segment.info;
 
 	if (ELT_UNLIKELY(!thread_attached())) {
 		dispatch_unattached(frame, id, caller_sp, hook, continuation_out, fp_saved);
@@ -241,13 +239,12 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 		return;
 	/* All but fn first: nothing is then live across the lookup's call
 	 * when its first probe misses. */
-	info.head.id = id;
-	info.caller_sp = caller_sp;
-	info.frame = frame;
-	info.scratch = scratch;
-	info.emitted = NULL;
-	elt_info_set_function(&info, elt_registry_lookup(id));
-	run_plugins(&info, hook, continuation_out, fp_saved);
+	info->head.id = id;
+	info->caller_sp = caller_sp;
+	info->frame = frame;
+	info->emitted = NULL;
+	elt_info_set_function(info, elt_registry_lookup(id));
+	run_plugins(info, hook, continuation_out, fp_saved);
 	elt_callback_end();
 }
 

@@ -48,7 +48,6 @@ static elt_status emit(const char *what, elt_function_id id, unsigned hook,
 	elt_info_set_function(&info, fn);
 	info.caller_sp = 0;
 	info.frame = NULL;
-	info.scratch = NULL;    /* nothing to reassemble: values are whole */
 	info.emitted = values;
 	elt_dispatch_emitted(&info, hook, continuation);
 	if (ELT_UNLIKELY(!fn))

@@ -115,7 +115,9 @@ static elt_range value_range(const elt_info *info, const struct elt_value_plan *
 		r.start = elt_piece_address(info, p);
 		return r;
 	}
-	dst = info->scratch + v->scratch;
+	/* Only a helper's segment splits values; its info begins its
+	 * elt_frame_segment (dispatch.c). */
+	dst = ((struct elt_frame_segment *)(uintptr_t)info)->scratch + v->scratch;
 	for (i = 0; i < v->count; i++, p++)
 		memcpy(dst + p->dest, (const void *)elt_piece_address(info, p), p->length);
 	r.start = (uintptr_t)dst;

@@ -279,13 +279,23 @@ struct elt_info {
 	uintptr_t caller_sp;
 	uintptr_t continuation;
 	const void *frame;              /* the port's saved register image */
-	unsigned char *scratch;         /* ELT_SCRATCH_SIZE bytes */
 	/* NULL for a helper's segment; for elt_emit_*, where the values are:
 	 * the getters then read memory, not the frame's plan. */
 	const struct elt_emitted *emitted;
 	struct elt_shadow_entry *invocation;        /* NULL: none matched */
 };
 
+/* A helper's segment, on the dispatcher's stack: its info, then where
+ * the getters reassemble values split across registers and the stack
+ * (info.c), which the plugins of one segment share.  A producer's segment
+ * has its values whole and needs no such room. */
+struct elt_frame_segment {
+	struct elt_info info;
+	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
+};
+
+_Static_assert(offsetof(struct elt_frame_segment, info) == 0,
+	       "a helper's info is its segment's address");
 _Static_assert(offsetof(struct elt_info, head) == 0,
 	       "the header's getters read an elt_info as its head");
 /* Plugins compiled these offsets in: they may change only with the plugin
