@@ -4,6 +4,7 @@
  * (x29 points at its saved x29, x30) when it calls a helper.
  */
 #include "asm.h"
+#include "../../probes.h"
 
 /* Reserve the helper's two words: the function id and the caller SP,
  * remembering both, and the return address, for the test.  x9-x11 are
@@ -115,6 +116,39 @@ ELT_ENTRY(probe_pair)
 	bl	elt_helper_leave
 	EPILOG
 ELT_END(probe_pair)
+
+/* As a JIT emits it: the id an immediate, nothing stored but the two
+ * words. */
+.macro LEAN_CALL helper
+	add	x9, x29, #16
+	mov	x10, #PROBE_LEAN_ID
+	stp	x10, x9, [sp, #-16]!
+	bl	\helper
+.endm
+
+ELT_ENTRY(probe_lean_pair)
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_lean_pair)
+
+/* An idle hook loads the byte's address and the byte, and branches. */
+.macro GUARDED_CALL helper
+	adrp	x9, probe_armed
+	ldr	x9, [x9, :lo12:probe_armed]
+	ldrb	w9, [x9]
+	cbz	w9, .Lskip\@
+	LEAN_CALL \helper
+.Lskip\@:
+.endm
+
+ELT_ENTRY(probe_guarded_pair)
+	PROLOG
+	GUARDED_CALL elt_helper_enter
+	GUARDED_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_pair)
 
 ELT_ENTRY(probe_bare)
 	PROLOG

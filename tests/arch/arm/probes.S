@@ -5,6 +5,7 @@
  * r4 (saved), ip and lr are used as scratch.
  */
 #include "asm.h"
+#include "../../probes.h"
 
 /* push {r4, lr}: lr, the return address, lands just below the caller SP,
  * where the helpers read it; 8 bytes keep the stack 8-byte aligned. */
@@ -117,6 +118,67 @@ ELT_ENTRY(probe_pair)
 	CALL_HELPER elt_helper_leave
 	EPILOG
 ELT_END(probe_pair)
+
+/* As a JIT emits it: the id an immediate (movw from ARMv6T2, two
+ * instructions before it), nothing stored but the two words. */
+.macro LEAN_CALL helper
+	add	lr, sp, #8
+#if __ARM_ARCH >= 7 || defined(__ARM_ARCH_6T2__)
+	movw	ip, #PROBE_LEAN_ID
+#else
+	mov	ip, #(PROBE_LEAN_ID & 0xff00)
+	orr	ip, ip, #(PROBE_LEAN_ID & 0xff)
+#endif
+	push	{ip, lr}
+	bl	\helper
+.endm
+
+ELT_ENTRY(probe_lean_pair)
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_lean_pair)
+
+/*
+ * An idle hook loads the byte's address and the byte, and branches.  The
+ * address comes pc-relatively as elt_arm_address gives it, but with the
+ * literal after the return (ARMED_OFFSET), as the helpers keep theirs: no
+ * branch over it on the idle path.  In ARM state the load itself adds
+ * pc; Thumb-2 has no such form, but its cbz tests and branches at once.
+ */
+.macro GUARDED_CALL helper
+	ldr	r4, .Larmed_offset_\helper
+.Larmed_pc_\helper:
+#if defined(__thumb2__)
+	add	r4, pc
+	ldr	r4, [r4]
+	ldrb	r4, [r4]
+	cbz	r4, .Lskip\@
+#else
+	ldr	r4, [pc, r4]
+	ldrb	r4, [r4]
+	cmp	r4, #0
+	beq	.Lskip\@
+#endif
+	LEAN_CALL \helper
+.Lskip\@:
+.endm
+
+.macro ARMED_OFFSET helper
+	.p2align 2
+.Larmed_offset_\helper:
+	.word	probe_armed - (.Larmed_pc_\helper + ELT_ARM_PC_BIAS)
+.endm
+
+ELT_ENTRY(probe_guarded_pair)
+	PROLOG
+	GUARDED_CALL elt_helper_enter
+	GUARDED_CALL elt_helper_leave
+	EPILOG
+	ARMED_OFFSET elt_helper_enter
+	ARMED_OFFSET elt_helper_leave
+ELT_END(probe_guarded_pair)
 
 ELT_ENTRY(probe_bare)
 	bx	lr

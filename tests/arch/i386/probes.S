@@ -5,6 +5,7 @@
  * called through the lazily bound PLT.
  */
 #include "asm.h"
+#include "../../probes.h"
 
 	.text
 	.p2align 4
@@ -177,6 +178,37 @@ ELT_ENTRY(probe_pair)
 	call	elt_helper_leave@PLT
 	EPILOG
 ELT_END(probe_pair)
+
+/* As a JIT emits it: the id an immediate, nothing stored to memory. */
+.macro LEAN_CALL helper
+	leal	8(%ebp), %esi
+	pushl	%esi
+	pushl	$PROBE_LEAN_ID
+	call	\helper@PLT
+.endm
+
+ELT_ENTRY(probe_lean_pair)
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_lean_pair)
+
+/* An idle hook is a load of the byte's address, a compare and a branch. */
+.macro GUARDED_CALL helper
+	movl	probe_armed@GOTOFF(%ebx), %esi
+	cmpb	$0, (%esi)
+	je	.Lskip\@
+	LEAN_CALL \helper
+.Lskip\@:
+.endm
+
+ELT_ENTRY(probe_guarded_pair)
+	PROLOG
+	GUARDED_CALL elt_helper_enter
+	GUARDED_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_pair)
 
 ELT_ENTRY(probe_bare)
 	ret

@@ -5,6 +5,7 @@
  * usual global entry that sets up its TOC pointer.
  */
 #include "asm.h"
+#include "../../probes.h"
 
 /* header 32, then a parameter save area whose first two doublewords are
  * the helper's inputs (doc/abi.md), 16 spare: quadword aligned */
@@ -140,6 +141,45 @@ ELT_ENTRY(probe_pair)
 	nop
 	EPILOG
 ELT_END(probe_pair)
+
+/* As a JIT emits it: the id an immediate, nothing stored but the two
+ * doublewords. */
+.macro LEAN_CALL helper
+	addi	%r11, %r1, PROBE_FRAME
+	std	%r11, HELPER_SP(%r1)
+	li	%r11, PROBE_LEAN_ID
+	std	%r11, HELPER_ID(%r1)
+	bl	\helper
+	nop
+.endm
+
+ELT_ENTRY(probe_lean_pair)
+	GLOBAL_ENTRY probe_lean_pair
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_lean_pair)
+
+/* An idle hook loads the byte's address and the byte, compares and
+ * branches: cr0 is volatile and carries no argument. */
+.macro GUARDED_CALL helper
+	addis	%r12, %r2, probe_armed@toc@ha
+	ld	%r12, probe_armed@toc@l(%r12)
+	lbz	%r12, 0(%r12)
+	cmpwi	%r12, 0
+	beq	.Lskip\@
+	LEAN_CALL \helper
+.Lskip\@:
+.endm
+
+ELT_ENTRY(probe_guarded_pair)
+	GLOBAL_ENTRY probe_guarded_pair
+	PROLOG
+	GUARDED_CALL elt_helper_enter
+	GUARDED_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_pair)
 
 ELT_ENTRY(probe_bare)
 	blr

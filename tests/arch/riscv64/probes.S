@@ -6,6 +6,7 @@
  * resolver: the stack inputs must survive it.
  */
 #include "asm.h"
+#include "../../probes.h"
 
 /* Reserve 16 bytes, store the function id and the caller SP there,
  * remembering both (and the return address) for the test.  Only t0 and t1
@@ -108,6 +109,39 @@ ELT_ENTRY(probe_pair)
 	call	elt_helper_leave@plt
 	EPILOG
 ELT_END(probe_pair)
+
+/* As a JIT emits it: the id an immediate, nothing stored but the two
+ * words. */
+.macro LEAN_CALL helper
+	li	t1, PROBE_LEAN_ID
+	addi	sp, sp, -16
+	sd	t1, 0(sp)
+	sd	s0, 8(sp)
+	call	\helper@plt
+.endm
+
+ELT_ENTRY(probe_lean_pair)
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_lean_pair)
+
+/* An idle hook loads the byte's address and the byte, and branches. */
+.macro GUARDED_CALL helper
+	ld	t0, probe_armed
+	lbu	t0, 0(t0)
+	beqz	t0, .Lskip\@
+	LEAN_CALL \helper
+.Lskip\@:
+.endm
+
+ELT_ENTRY(probe_guarded_pair)
+	PROLOG
+	GUARDED_CALL elt_helper_enter
+	GUARDED_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_pair)
 
 ELT_ENTRY(probe_bare)
 	PROLOG

@@ -9,6 +9,7 @@
  * (already saved, and the call overwrites it anyway).
  */
 #include "asm.h"
+#include "../../probes.h"
 
 #define FRAME 176                       /* save area + function id + caller SP */
 
@@ -104,6 +105,40 @@ ELT_ENTRY(probe_pair)
 	brasl	%r14, elt_helper_leave@PLT
 	EPILOG
 ELT_END(probe_pair)
+
+/* As a JIT emits it: the id an immediate, stored as one (mvghi, z10 like
+ * lgrl below: Debian's baseline is z196), nothing stored but the two
+ * doublewords. */
+.macro LEAN_CALL helper
+	la	%r0, FRAME(%r15)
+	stg	%r0, 168(%r15)
+	mvghi	160(%r15), PROBE_LEAN_ID
+	brasl	%r14, \helper@PLT
+.endm
+
+ELT_ENTRY(probe_lean_pair)
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_lean_pair)
+
+/* An idle hook loads the byte's address (lgrl: probe_armed is doubleword
+ * aligned, as it needs), compares the byte and branches. */
+.macro GUARDED_CALL helper
+	lgrl	%r1, probe_armed
+	cli	0(%r1), 0
+	je	.Lskip\@
+	LEAN_CALL \helper
+.Lskip\@:
+.endm
+
+ELT_ENTRY(probe_guarded_pair)
+	PROLOG
+	GUARDED_CALL elt_helper_enter
+	GUARDED_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_pair)
 
 ELT_ENTRY(probe_bare)
 	br	%r14

@@ -3,6 +3,7 @@
  * call the helpers exactly as doc/abi.md tells a JIT to.
  */
 #include "asm.h"
+#include "../../probes.h"
 
 /* Push the caller SP and the function id, remembering both for the test. */
 .macro PUSH_HELPER_ARGS
@@ -88,6 +89,37 @@ ELT_ENTRY(probe_pair)
 	call	elt_helper_leave
 	EPILOG
 ELT_END(probe_pair)
+
+/* As a JIT emits it: the id an immediate, nothing stored to memory. */
+.macro LEAN_CALL helper
+	leaq	16(%rbp), %r11
+	pushq	%r11
+	pushq	$PROBE_LEAN_ID
+	call	\helper
+.endm
+
+ELT_ENTRY(probe_lean_pair)
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_lean_pair)
+
+/* An idle hook is a load of the byte's address, a compare and a branch. */
+.macro GUARDED_CALL helper
+	movq	probe_armed(%rip), %r11
+	cmpb	$0, (%r11)
+	je	.Lskip\@
+	LEAN_CALL \helper
+.Lskip\@:
+.endm
+
+ELT_ENTRY(probe_guarded_pair)
+	PROLOG
+	GUARDED_CALL elt_helper_enter
+	GUARDED_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_pair)
 
 ELT_ENTRY(probe_bare)
 	PROLOG
