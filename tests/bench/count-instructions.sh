@@ -1,7 +1,8 @@
 #!/bin/sh
 # Instructions per unit of each bench-helpers variant: the loop counted
-# for 1000 and for 3000 units, the difference divided by 2000 (and by the
-# threads, for the rows that run two), so that set-up drops out.
+# for 1024 and for 3072 units, the difference divided by 2048 (and by the
+# threads, for the rows that run two), so that set-up drops out; whole
+# periods of the timing plugin's merges (every 256 samples).
 #
 #   count-instructions.sh BENCH_HELPERS [VARIANT]
 #
@@ -60,7 +61,7 @@ count_qemu() {
 	grep '^| ' "$work/$1.table" | sed 1d | grep -v '| *n/a *|' >"$work/$1.rows"
 }
 
-for units in 1000 3000; do
+for units in 1024 3072; do
 	if [ -n "${BENCH_QEMU:-}" ]; then
 		count_qemu $units
 	else
@@ -68,12 +69,12 @@ for units in 1000 3000; do
 		grep '^| ' "$work/$units.table" | sed 1d >"$work/$units.rows"
 	fi
 done
-if [ "$(wc -l <"$work/1000.ir")" -ne "$(wc -l <"$work/1000.rows")" ]; then
-	echo "count-instructions.sh: $(wc -l <"$work/1000.ir") processes counted for" \
-	     "$(wc -l <"$work/1000.rows") rows of the table" >&2
+if [ "$(wc -l <"$work/1024.ir")" -ne "$(wc -l <"$work/1024.rows")" ]; then
+	echo "count-instructions.sh: $(wc -l <"$work/1024.ir") processes counted for" \
+	     "$(wc -l <"$work/1024.rows") rows of the table" >&2
 	exit 1
 fi
-cut -d'|' -f2 "$work/1000.rows" | sed 's/ *$//' |
-	paste -d'|' - "$work/1000.ir" "$work/3000.ir" |
+cut -d'|' -f2 "$work/1024.rows" | sed 's/ *$//' |
+	paste -d'|' - "$work/1024.ir" "$work/3072.ir" |
 	awk -F'|' '{ threads = $1 ~ /2 threads/ ? 2 : 1     # units are per thread
-		     printf "%-44s %8.1f\n", $1, ($3 - $2) / 2000 / threads }'
+		     printf "%-44s %8.1f\n", $1, ($3 - $2) / 2048 / threads }'
