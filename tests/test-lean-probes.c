@@ -69,7 +69,7 @@ static __attribute__((noinline)) int reports(void (*pair)(void), unsigned want)
 			 seen.calls, seen.returns, seen.other);
 	seen.enter_sp -= reports_frame;
 	seen.leave_sp -= reports_frame;
-	if (want && have_reference &&
+	if (want && have_reference && seen.calls &&
 	    (seen.enter_sp != reference_sp || seen.leave_sp != reference_sp))
 		tap_diag("  caller SP frame%+jd at Enter, frame%+jd at Leave, want frame%+jd",
 			 (intmax_t)(intptr_t)seen.enter_sp, (intmax_t)(intptr_t)seen.leave_sp,
@@ -81,7 +81,10 @@ static __attribute__((noinline)) int reports(void (*pair)(void), unsigned want)
 
 int main(void)
 {
-	static unsigned char clear = 0, set = 1;
+	/* The guard must test one byte: a 0 between bytes that are not, and
+	 * a 1 between 0s, each at an odd address. */
+	static unsigned char bytes[] __attribute__((aligned(8))) = { 0xff, 0, 0xff, 0, 0, 1, 0, 0 };
+	const unsigned char *clear = &bytes[1], *set = &bytes[5];
 	const unsigned char *armed = elt_helpers_armed();
 
 	tap_diag("ABI: %s", elt_abi_name());
@@ -109,10 +112,10 @@ int main(void)
 	   "armed: the lean pair reports a call and a return of the function");
 	ok(reports(probe_guarded_pair, 1),
 	   "armed: the guarded pair, testing the library's byte, reports them too");
-	probe_armed = &clear;
+	probe_armed = clear;
 	ok(reports(probe_guarded_pair, 0),
 	   "armed, its byte pointed at a 0: the guarded pair skips both hooks");
-	probe_armed = &set;
+	probe_armed = set;
 	ok(reports(probe_guarded_pair, 1),
 	   "armed, its byte pointed at a 1: the guarded pair calls both");
 	elt_shutdown();
