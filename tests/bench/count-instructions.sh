@@ -12,7 +12,8 @@
 #
 # With $BENCH_QEMU set to a qemu-user command (e.g. "qemu-aarch64 -L
 # /usr/aarch64-linux-gnu"), under it instead, for another ABI: qemu logs
-# every guest instruction it executes (-singlestep -d exec,nochain) and
+# every guest instruction it executes (one instruction a block:
+# -singlestep up to qemu 8, -one-insn-per-tb from 8.1; -d exec,nochain) and
 # the system calls (strace), and what a child executes between its two
 # clock_gettime(CLOCK_THREAD_CPUTIME_ID) calls, the measured loop, is
 # counted.  Instruction counts under emulation are the guest's, exact;
@@ -21,7 +22,9 @@ set -eu
 bench=${1:?usage: count-instructions.sh BENCH_HELPERS [VARIANT]}
 only=${2:-}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+reader=
+# The log's reader waits on a fifo: gone with the script, however it ends.
+trap '[ -z "$reader" ] || kill "$reader" 2>/dev/null; rm -rf "$work"' EXIT
 
 # count_callgrind UNITS: the loop's instructions in each measuring child,
 # in the children's order (that of the table's rows), one line each.
@@ -29,12 +32,22 @@ count_callgrind() {
 	mkdir -p "$work/$1"
 	BENCH_UNITS=$1 ASYNCELT_X86_VECTOR_WIDTH=32 valgrind --tool=callgrind \
 		--toggle-collect=run --callgrind-out-file="$work/$1/%p" \
-		"$bench" 1 "$only" >"$work/$1.table" 2>/dev/null
+		"$bench" 1 "$only" >"$work/$1.table" 2>"$work/$1.err" || failed "$1"
 	# One file per process, named by its pid: the first is the parent's,
-	# which runs no unit.
+	# which runs no unit.  A variant that could not run (n/a) left one
+	# too, with nothing counted: left out, as under qemu.
+	grep '^| ' "$work/$1.table" | sed 1d >"$work/$1.all"
 	for f in $(ls "$work/$1" | sort -n | sed 1d); do
 		sed -n 's/^summary: //p' "$work/$1/$f"
-	done >"$work/$1.ir"
+	done | paste -d'|' "$work/$1.all" - | grep -v '| *n/a *|' >"$work/$1.both" || :
+	cut -d'|' -f1-6 "$work/$1.both" >"$work/$1.rows"
+	cut -d'|' -f7 "$work/$1.both" >"$work/$1.ir"
+}
+
+failed() {
+	echo "count-instructions.sh: the bench failed ($1 units):" >&2
+	cat "$work/$1.err" >&2
+	exit 1
 }
 
 # count_qemu UNITS: the same from qemu's log, read as it is written (it
@@ -45,35 +58,55 @@ count_callgrind() {
 # makes no clock call and no line.
 count_qemu() {
 	mkfifo "$work/log"
+	# The reader opens the fifo read-write, so it never waits for a
+	# writer that failed to start.
 	awk '/^Trace / { n++; next }
 	     /^[0-9]+ clock_gettime[0-9]*\(CLOCK_THREAD_CPUTIME_ID/ {
 		if (!($1 in first)) { first[$1] = n; order[++procs] = $1 }
 		last[$1] = n
 	     }
+	     /^END$/ { exit }
 	     END { for (i = 1; i <= procs; i++) print last[order[i]] - first[order[i]] }' \
-		<"$work/log" >"$work/$1.ir" &
+		<>"$work/log" >"$work/$1.ir" &
+	reader=$!
 	# shellcheck disable=SC2086  # the command and its options, split
-	BENCH_UNITS=$1 $BENCH_QEMU -singlestep -d exec,nochain,strace -D "$work/log" \
-		"$bench" 1 "$only" >"$work/$1.table" 2>/dev/null
-	wait $!
+	BENCH_UNITS=$1 $BENCH_QEMU $one_insn -d exec,nochain,strace -D "$work/log" \
+		"$bench" 1 "$only" >"$work/$1.table" 2>"$work/$1.err" || failed "$1"
+	echo END >"$work/log"   # the log is closed: the reader may finish
+	wait "$reader"
+	reader=
 	rm -f "$work/log"
 	# Rows that ran, in order; an n/a row made no clock call.
-	grep '^| ' "$work/$1.table" | sed 1d | grep -v '| *n/a *|' >"$work/$1.rows"
+	grep '^| ' "$work/$1.table" | sed 1d | grep -v '| *n/a *|' >"$work/$1.rows" || :
 }
+
+if [ -n "${BENCH_QEMU:-}" ]; then
+	# shellcheck disable=SC2086
+	if $BENCH_QEMU -h 2>/dev/null | grep -q -- '-one-insn-per-tb'; then
+		one_insn=-one-insn-per-tb
+	elif $BENCH_QEMU -h 2>/dev/null | grep -q -- '-singlestep'; then
+		one_insn=-singlestep
+	else
+		echo "count-instructions.sh: \"$BENCH_QEMU -h\" lists neither" \
+		     "-one-insn-per-tb nor -singlestep (is it installed?)" >&2
+		exit 1
+	fi
+fi
 
 for units in 1024 3072; do
 	if [ -n "${BENCH_QEMU:-}" ]; then
 		count_qemu $units
 	else
 		count_callgrind $units
-		grep '^| ' "$work/$units.table" | sed 1d >"$work/$units.rows"
 	fi
 done
-if [ "$(wc -l <"$work/1024.ir")" -ne "$(wc -l <"$work/1024.rows")" ]; then
-	echo "count-instructions.sh: $(wc -l <"$work/1024.ir") processes counted for" \
-	     "$(wc -l <"$work/1024.rows") rows of the table" >&2
-	exit 1
-fi
+for units in 1024 3072; do
+	if [ "$(wc -l <"$work/$units.ir")" -ne "$(wc -l <"$work/$units.rows")" ]; then
+		echo "count-instructions.sh: $(wc -l <"$work/$units.ir") processes counted" \
+		     "for $(wc -l <"$work/$units.rows") rows of the table ($units units)" >&2
+		exit 1
+	fi
+done
 cut -d'|' -f2 "$work/1024.rows" | sed 's/ *$//' |
 	paste -d'|' - "$work/1024.ir" "$work/3072.ir" |
 	awk -F'|' '{ threads = $1 ~ /2 threads/ ? 2 : 1     # units are per thread

@@ -77,13 +77,16 @@ count_row() {
 	local qemu="" out="$4/instructions.log" row="" v n
 	case $3 in
 	-) ;;
-	wine) rows+=("$(printf '| %-13s | no benchmark on Windows (it forks)' "$1")")
-	      return ;;
 	# qemu, for the instructions of code the host would run natively too
 	ld.so:*) qemu="qemu-${2%%-*} -L /usr/$2 -E LD_LIBRARY_PATH=/usr/$2/lib" ;;
 	*) qemu="${3%%:*} -L ${3#*:} -E LD_LIBRARY_PATH=${3#*:}/lib" ;;
 	esac
 	case $qemu in qemu-i?86*) qemu="qemu-i386${qemu#qemu-i?86}" ;; esac
+	if [ -n "$qemu" ] && ! command -v "${qemu%% *}" >/dev/null && ! install_missing qemu-user; then
+		rows+=("$(printf '| %-13s | %s is missing' "$1" "${qemu%% *}")")
+		failed_abis=$((failed_abis + 1))
+		return
+	fi
 	if ! (cd "$4" && make -j2 tests/bench/bench-helpers >bench-build.log 2>&1 &&
 	      ASYNCELT_PLUGIN_PATH="$4/plugins/counting/.libs:$4/plugins/logging/.libs:$4/plugins/timing/.libs" \
 	      BENCH_QEMU="$qemu" sh "$work/src/tests/bench/count-instructions.sh" \
@@ -137,6 +140,10 @@ for abi in "${wanted[@]}"; do
 		wrap="timeout -k 10 900 $wrap"
 	fi
 	echo "=== $abi" >&2
+	if [ -n "$instructions" ] && [ "$wrapper" = wine ]; then
+		rows+=("$(printf '| %-13s | no benchmark on Windows (it forks)' "$abi")")
+		continue
+	fi
 	status=ok note=""
 	if [ "$pkgs" != - ] && ! install_missing "$pkgs"; then
 		status=FAIL note="toolchain missing"
