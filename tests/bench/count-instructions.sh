@@ -58,21 +58,19 @@ failed() {
 # makes no clock call and no line.
 count_qemu() {
 	mkfifo "$work/log"
-	# The reader opens the fifo read-write, so it never waits for a
-	# writer that failed to start.
+	# The reader sees the end of the log when qemu and its children have
+	# all closed it; if qemu fails, the EXIT trap kills the reader.
 	awk '/^Trace / { n++; next }
 	     /^[0-9]+ clock_gettime[0-9]*\(CLOCK_THREAD_CPUTIME_ID/ {
 		if (!($1 in first)) { first[$1] = n; order[++procs] = $1 }
 		last[$1] = n
 	     }
-	     /^END$/ { exit }
 	     END { for (i = 1; i <= procs; i++) print last[order[i]] - first[order[i]] }' \
-		<>"$work/log" >"$work/$1.ir" &
+		<"$work/log" >"$work/$1.ir" &
 	reader=$!
 	# shellcheck disable=SC2086  # the command and its options, split
 	BENCH_UNITS=$1 $BENCH_QEMU $one_insn -d exec,nochain,strace -D "$work/log" \
 		"$bench" 1 "$only" >"$work/$1.table" 2>"$work/$1.err" || failed "$1"
-	echo END >"$work/log"   # the log is closed: the reader may finish
 	wait "$reader"
 	reader=
 	rm -f "$work/log"
