@@ -86,39 +86,45 @@ make_row(struct elt_thread_tables *mine, unsigned p, uint32_t row)
 	struct elt_function_table *t = mine->of[p];
 	int saved_errno = errno;        /* mapping may set it */
 
+	if (!row_size[p])
+		return NULL;
 	if (!t && (t = take_table(p)))
 		mine->of[p] = t;
 	if (t && row >= t->nrows && !grow(t, row + 1, row_size[p]))
 		t = NULL;
 	errno = saved_errno;
-	return t ? t->rows + (size_t)row * row_size[p] : NULL;
+	if (!t)
+		return NULL;
+	mine->rows[p] = (struct elt_thread_rows){ t->rows, t->nrows, row_size[p] };
+	return t->rows + (size_t)row * row_size[p];
 }
 
 void *elt_get_function_storage(const elt_info *info)
 {
 	struct elt_thread_tables *mine = elt_thread.tables;
-	unsigned p = info->head.plugin;
-	uint32_t row = info->head.function ? info->head.function->index + 1 : 0;
-	struct elt_function_table *t;
+	const elt_function_desc *fn = info->head.function;
+	uint32_t row = fn ? fn->index + 1 : 0;
+	const struct elt_thread_rows *rows;
 
-	if (!row_size[p] || !mine)
+	if (!mine)
 		return NULL;
-	t = mine->of[p];
-	if (ELT_LIKELY(t && row < t->nrows))
-		return t->rows + (size_t)row * row_size[p];
-	return make_row(mine, p, row);
+	rows = &mine->rows[info->head.plugin];
+	if (ELT_LIKELY(row < rows->count))
+		return rows->start + (size_t)row * rows->size;
+	return make_row(mine, info->head.plugin, row);
 }
 
 void elt_function_storage_release(struct elt_thread_tables *mine)
 {
 	unsigned p;
 
-	for (p = 0; p < ELT_MAX_PLUGINS; p++)
-		if (mine->of[p]) {
+	for (p = 0; p < ELT_MAX_PLUGINS; p++) {
+		if (mine->of[p])
 			/* what the thread wrote, before the next one adds to it */
 			atomic_store_explicit(&mine->of[p]->taken, 0, memory_order_release);
-			mine->of[p] = NULL;
-		}
+		mine->of[p] = NULL;
+		mine->rows[p] = (struct elt_thread_rows){ NULL, 0, 0 };
+	}
 }
 
 struct table_walk {

@@ -178,8 +178,17 @@ ELT_HIDDEN void elt_invocations_set_storage(unsigned plugin, uint32_t size);
 /* --- function-storage.c: plugins' per-thread, per-function storage ------ */
 
 struct elt_function_table;
+/* Where the rows of a thread's table for one plugin slot are, copied from
+ * the table so that the getter reads one line instead of following it:
+ * only this thread grows the table while it holds it. */
+struct elt_thread_rows {
+	unsigned char *start;
+	uint32_t count;         /* 0 until the thread's first row */
+	uint32_t size;
+};
 /* A thread's tables, by plugin slot; in its thread record (threads.c). */
 struct elt_thread_tables {
+	struct elt_thread_rows rows[ELT_MAX_PLUGINS];
 	struct elt_function_table *of[ELT_MAX_PLUGINS];
 };
 /* The function_storage bytes of the plugin in slot `plugin`. */
