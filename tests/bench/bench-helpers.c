@@ -23,6 +23,7 @@
  */
 #define ELT_PLUGIN_STATIC 1
 #include "probes.h"
+#include "../../plugins/common/clock.h"
 
 #include <asyncelt.h>
 #include <asyncelt/helpers.h>
@@ -51,7 +52,7 @@ ELT_PLUGIN_DEFINE(empty, .enter = empty_cb, .leave = empty_cb,
 ELT_PLUGIN_DEFINE(empty_tracked, .enter = empty_cb, .leave = empty_cb,
 		  .flags = ELT_PLUGIN_NO_FLOAT);
 
-enum work { BARE, STUB, PAIR, GUARDED, EMIT, ASYNC };
+enum work { BARE, STUB, PAIR, GUARDED, CLOCK, EMIT, ASYNC };
 
 struct variant {
 	const char *name;
@@ -69,6 +70,8 @@ static const struct variant variants[] = {
 	{ "idle, caller tests the armed byte", GUARDED, NULL, 1 },
 	{ "helpers, one empty plugin", PAIR, "empty", 1 },
 	{ "helpers, empty plugin + invocations", PAIR, "empty_tracked", 1 },
+	/* what timing and logging add at the least: two timestamps a pair */
+	{ "the plugins' clock, read twice", CLOCK, NULL, 1 },
 	{ "counting", PAIR, "counting:output=/dev/null", 1 },
 	{ "timing", PAIR, "timing:output=/dev/null", 1 },
 	{ "timing with trace", PAIR, "timing:output=/dev/null,trace=/dev/null", 1 },
@@ -182,6 +185,12 @@ static __attribute__((noinline)) void run(enum work work, unsigned long n)
 	if (call) {
 		for (i = 0; i < n; i++)
 			call();
+	} else if (work == CLOCK) {
+		uint64_t sum = 0;
+
+		for (i = 0; i < n; i++)
+			sum += plugin_ticks() ^ plugin_ticks();
+		__asm__ volatile("" : : "r"(sum));
 	} else if (work == EMIT) {
 		for (i = 0; i < n; i++) {
 			elt_emit_enter(EMPTY_ID, NULL, NULL);
@@ -281,6 +290,8 @@ static double measure(const struct variant *v)
 	elt_register_function(EMPTY_ID, "Empty", "v()", 0);
 	elt_register_function(ASYNC_ID, "Async", "l(K i)", ELT_FUNCTION_ASYNC);
 	probe_armed = elt_helpers_armed();
+	if (v->work == CLOCK)
+		plugin_clock_init();
 	if (v->work == STUB && !stub_pair())
 		return -1;
 	if (v->plugins && strcmp(v->plugins, "empty") == 0) {
