@@ -42,7 +42,9 @@ void probe_tailcall(void);
  * caller.  Register arguments only: the target must have the caller's
  * prototype, and stack arguments are not forwarded on every ABI. */
 void probe_tailcall_jump(void);
-/* An empty instrumented function, Enter then Leave; and one without. */
+/* An empty instrumented function, Enter then Leave; and a function that
+ * only returns, on every ABI: the bench's bare call, a leaf without a
+ * frame as a JIT compiles an empty method. */
 void probe_pair(void);
 void probe_bare(void);
 /* The same empty function as a JIT compiles it, for the benchmark: the id

@@ -151,8 +151,7 @@ ELT_ENTRY(probe_guarded_pair)
 ELT_END(probe_guarded_pair)
 
 ELT_ENTRY(probe_bare)
-	PROLOG
-	EPILOG
+	ret
 ELT_END(probe_bare)
 
 #include "../probes-data.h"
