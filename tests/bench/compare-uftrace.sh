@@ -74,11 +74,28 @@ for r in $(seq "$rounds"); do
 		cat "$work/bench"
 		exit 1 ;;
 	esac
-	echo "$u $o" >>"$work/rounds"
+	# The floor of any recorder that stitches invocations and takes a
+	# timestamp at each segment, measured in the same round.
+	f=0
+	for row in "helpers, empty plugin + invocations" "the plugins' clock, read twice"; do
+		"$bench" 1 "$row" >"$work/floor"
+		v=$(awk -F'|' -v row="$row" '{ name = $2; gsub(/^ +| +$/, "", name) }
+			name == row { gsub(/ /, "", $3); print $3 }' "$work/floor")
+		case $v in
+		"" | n/a)
+			echo "\"$row\" did not run here:"
+			cat "$work/floor"
+			exit 1 ;;
+		esac
+		f=$(awk -v a="$f" -v b="$v" 'BEGIN { printf "%.2f", a + b }')
+	done
+	echo "$u $o $f" >>"$work/rounds"
 done
 uftrace_ns=$(awk '{ print $1 }' "$work/rounds" | median)
 ours=$(awk '{ print $2 }' "$work/rounds" | median)
 ratio=$(awk '{ printf "%.2f\n", $1 / $2 }' "$work/rounds" | median)
+floor=$(awk '{ print $3 }' "$work/rounds" | median)
+best=$(awk '{ printf "%.2f\n", $1 / $3 }' "$work/rounds" | median)
 range=$(awk '{ printf "%.2f\n", $1 / $2 }' "$work/rounds" | sort -n | sed -n '1p;$p' | paste -sd- -)
 
 grep '^CPU:' "$work/bench"
@@ -88,4 +105,7 @@ printf '| %-44s | %10s |\n' "per call (Enter+Leave)" "CPU ns"
 printf '|%s|%s|\n' "----------------------------------------------" "------------"
 printf '| %-44s | %10s |\n' "uftrace record (recorder included)" "$uftrace_ns"
 printf '| %-44s | %10s |\n' "asyncelt, logging:format=binary to a file" "$ours"
-echo "uftrace costs ${ratio}x what binary logging costs per call (${range}x across rounds)"
+printf '| %-44s | %10s |\n' "floor: empty plugin + invocations + 2 clocks" "$floor"
+echo "uftrace costs ${ratio}x what binary logging costs per call (${range}x across rounds);"
+echo "a recorder that takes two timestamps per call and stitches invocations"
+echo "costs at least the floor here: at best ${best}x less than uftrace"
