@@ -356,6 +356,24 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The median over rounds of each round's ratio of variant v to baseline
+ * b, both measured in that round: a slow stretch of the machine that
+ * falls on a round falls on both.  0 when no round has both. */
+static double paired_ratio(double ns[][64], unsigned v, unsigned b, int rounds)
+{
+	double q[64];
+	size_t n = 0;
+	int r;
+
+	for (r = 0; r < rounds; r++)
+		if (ns[v][r] > 0 && ns[b][r] > 0)
+			q[n++] = ns[v][r] / ns[b][r];
+	if (!n)
+		return 0;
+	qsort(q, n, sizeof(double), by_value);
+	return q[n / 2];
+}
+
 /* The value of a "key<tabs>: value" line of /proc/cpuinfo, without its
  * newline; NULL for another key. */
 static const char *cpuinfo_value(char *line, const char *key)
@@ -408,7 +426,7 @@ int main(int argc, char **argv)
 	int rounds = argc > 1 ? atoi(argv[1]) : 7;
 	const char *only = argc > 2 ? argv[2] : NULL;
 	static double ns[NVARIANTS][64];
-	double median[NVARIANTS];
+	double median[NVARIANTS], to_bare[NVARIANTS], to_stub[NVARIANTS];
 	unsigned v;
 	int r;
 
@@ -422,13 +440,19 @@ int main(int argc, char **argv)
 			ns[v][r] = v < 2 || !only || strstr(variants[v].name, only)
 				   ? measure_in_child(&variants[v], r) : -2;
 	for (v = 0; v < NVARIANTS; v++) {
+		to_bare[v] = paired_ratio(ns, v, 0, rounds);
+		to_stub[v] = paired_ratio(ns, v, 1, rounds);
+	}
+	for (v = 0; v < NVARIANTS; v++) {
 		qsort(ns[v], (size_t)rounds, sizeof(double), by_value);
 		median[v] = ns[v][rounds / 2];
 	}
 
 	printf("median of %d interleaved rounds, each at another stack offset, "
 	       "ns per Enter+Leave pair "
-	       "(per invocation for async; per pair per thread for 2 threads)\n\n", rounds);
+	       "(per invocation for async; per pair per thread for 2 threads);\n"
+	       "ratios: the median of each round's ratio to the baseline measured "
+	       "in that round\n\n", rounds);
 	printf("| %-42s | %8s | %8s | %8s |\n", "variant", "ns", "x bare", "x stub");
 	printf("|%s|%s|%s|%s|\n", "--------------------------------------------",
 	       "----------", "----------", "----------");
@@ -439,10 +463,9 @@ int main(int argc, char **argv)
 			printf("| %-42s | %8s | %8s | %8s |\n", variants[v].name, "n/a", "", "");
 			continue;
 		}
-		printf("| %-42s | %8.2f | %8.1f |", variants[v].name, median[v],
-		       median[v] / median[0]);
-		if (median[1] > 0)
-			printf(" %8.2f |\n", median[v] / median[1]);
+		printf("| %-42s | %8.2f | %8.1f |", variants[v].name, median[v], to_bare[v]);
+		if (to_stub[v] > 0)
+			printf(" %8.2f |\n", to_stub[v]);
 		else
 			printf(" %8s |\n", "");
 	}
