@@ -54,6 +54,9 @@ void probe_bare(void);
  * the hook's set-up and call while it is 0 (doc/abi.md). */
 void probe_lean_pair(void);
 void probe_guarded_pair(void);
+/* The same with one test at its entry for both hooks: while the byte is
+ * clear, a test and a return (a JIT that can run either of two bodies). */
+void probe_guarded_once(void);
 extern const unsigned char *probe_armed;
 
 /* The probes as a function pointer of any prototype.  Read through a

@@ -1,11 +1,12 @@
 /*
  * The benchmark's instrumented function, as a JIT compiles it
  * (probe_lean_pair), and the same testing the armed byte before each hook
- * (probe_guarded_pair), on every ABI: the rows `make bench` and the
+ * (probe_guarded_pair) or once at its entry (probe_guarded_once), on
+ * every ABI: the rows `make bench` and the
  * per-port instruction counts measure must do what they claim.  The lean
  * pair reports a call and a return of PROBE_LEAN_ID whenever the helpers
- * are armed; the guarded one reaches the helpers only while the byte it is
- * pointed at is set.  Pointing it at a byte of the test's own, with a
+ * are armed; the guarded ones reach the helpers only while the byte they
+ * are pointed at is set.  Pointing it at a byte of the test's own, with a
  * plugin present, tells a skipped hook from one whose helper returned.
  */
 #define ELT_PLUGIN_STATIC 1
@@ -90,8 +91,9 @@ int main(void)
 	tap_diag("ABI: %s", elt_abi_name());
 
 	probe_armed = armed;
-	ok(reports(probe_lean_pair, 0) && reports(probe_guarded_pair, 0),
-	   "no plugin: neither pair reports anything, and both return");
+	ok(reports(probe_lean_pair, 0) && reports(probe_guarded_pair, 0) &&
+	   reports(probe_guarded_once, 0),
+	   "no plugin: no pair reports anything, and each returns");
 	if (elt_plugin_add(&elt_plugin_counter, NULL) != ELT_OK)
 		tap_bail("setup: %s", elt_last_error());
 	/* The lookup before any function is registered (registry.c's table
@@ -112,18 +114,25 @@ int main(void)
 	   "armed: the lean pair reports a call and a return of the function");
 	ok(reports(probe_guarded_pair, 1),
 	   "armed: the guarded pair, testing the library's byte, reports them too");
+	ok(reports(probe_guarded_once, 1),
+	   "armed: the pair guarded once at its entry reports them too");
 	probe_armed = clear;
 	ok(reports(probe_guarded_pair, 0),
 	   "armed, its byte pointed at a 0: the guarded pair skips both hooks");
+	ok(reports(probe_guarded_once, 0),
+	   "... and so does the pair guarded once");
 	probe_armed = set;
 	ok(reports(probe_guarded_pair, 1),
 	   "armed, its byte pointed at a 1: the guarded pair calls both");
+	ok(reports(probe_guarded_once, 1),
+	   "... and so does the pair guarded once");
 	elt_shutdown();
 	probe_armed = armed;
 	seen.calls = seen.returns = seen.other = 0;
 	probe_lean_pair();
 	probe_guarded_pair();
+	probe_guarded_once();
 	ok(!seen.calls && !seen.returns && !seen.other && !*armed,
-	   "shut down: the byte is 0 and neither pair reaches the plugin");
+	   "shut down: the byte is 0 and no pair reaches the plugin");
 	return tap_done();
 }

@@ -52,7 +52,7 @@ ELT_PLUGIN_DEFINE(empty, .enter = empty_cb, .leave = empty_cb,
 ELT_PLUGIN_DEFINE(empty_tracked, .enter = empty_cb, .leave = empty_cb,
 		  .flags = ELT_PLUGIN_NO_FLOAT);
 
-enum work { BARE, STUB, PAIR, GUARDED, CLOCK, EMIT, ASYNC };
+enum work { BARE, STUB, PAIR, GUARDED, GUARDED_ONCE, CLOCK, EMIT, ASYNC };
 
 struct variant {
 	const char *name;
@@ -68,6 +68,7 @@ static const struct variant variants[] = {
 	{ "full-save stub pair (reference)", STUB, NULL, 1 },
 	{ "helpers, idle (no plugin)", PAIR, NULL, 1 },
 	{ "idle, caller tests the armed byte", GUARDED, NULL, 1 },
+	{ "idle, one test of the byte for both hooks", GUARDED_ONCE, NULL, 1 },
 	{ "helpers, one empty plugin", PAIR, "empty", 1 },
 	{ "helpers, empty plugin + invocations", PAIR, "empty_tracked", 1 },
 	/* what timing and logging add at the least: two timestamps a pair */
@@ -166,6 +167,7 @@ static void (*instrumented(enum work work))(void)
 	case STUB: return stub_pair();
 	case PAIR: return probe_lean_pair;
 	case GUARDED: return probe_guarded_pair;
+	case GUARDED_ONCE: return probe_guarded_once;
 	default: return NULL;
 	}
 }

@@ -150,6 +150,21 @@ ELT_ENTRY(probe_guarded_pair)
 	EPILOG
 ELT_END(probe_guarded_pair)
 
+/* One test at the entry for both hooks: idle, the function is a bare
+ * return after the test; armed, the lean pair. */
+ELT_ENTRY(probe_guarded_once)
+	adrp	x9, probe_armed
+	ldr	x9, [x9, :lo12:probe_armed]
+	ldrb	w9, [x9]
+	cbnz	w9, .Lonce_armed
+	ret
+.Lonce_armed:
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_once)
+
 ELT_ENTRY(probe_bare)
 	ret
 ELT_END(probe_bare)

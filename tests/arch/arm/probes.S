@@ -180,6 +180,32 @@ ELT_ENTRY(probe_guarded_pair)
 	ARMED_OFFSET elt_helper_leave
 ELT_END(probe_guarded_pair)
 
+/* One test at the entry for both hooks: idle, the function is a bare
+ * return after the test; armed, the lean pair.  Before the frame, so in
+ * ip (free at a call); Thumb-2's cbz takes only r0-r7. */
+ELT_ENTRY(probe_guarded_once)
+	ldr	ip, .Lonce_offset
+.Lonce_pc:
+#if defined(__thumb2__)
+	add	ip, pc
+	ldr	ip, [ip]
+#else
+	ldr	ip, [pc, ip]
+#endif
+	ldrb	ip, [ip]
+	cmp	ip, #0
+	bne	.Lonce_armed
+	bx	lr
+.Lonce_armed:
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+	.p2align 2
+.Lonce_offset:
+	.word	probe_armed - (.Lonce_pc + ELT_ARM_PC_BIAS)
+ELT_END(probe_guarded_once)
+
 ELT_ENTRY(probe_bare)
 	bx	lr
 ELT_END(probe_bare)

@@ -17,6 +17,15 @@ probe_pc_thunk_bx:
 	.cfi_endproc
 	.size	probe_pc_thunk_bx, . - probe_pc_thunk_bx
 
+	.p2align 4
+	.type	probe_pc_thunk_cx, %function
+probe_pc_thunk_cx:
+	.cfi_startproc
+	movl	(%esp), %ecx
+	ret
+	.cfi_endproc
+	.size	probe_pc_thunk_cx, . - probe_pc_thunk_cx
+
 /* Frame: saved %ebp, then %ebx (the GOT) and %esi (scratch) below it. */
 .macro PROLOG
 	pushl	%ebp
@@ -209,6 +218,23 @@ ELT_ENTRY(probe_guarded_pair)
 	GUARDED_CALL elt_helper_leave
 	EPILOG
 ELT_END(probe_guarded_pair)
+
+/* One test at the entry for both hooks: idle, the function is a bare
+ * return after the test; armed, the lean pair.  The test comes before the
+ * frame, so the GOT's address goes to %ecx (free at a call). */
+ELT_ENTRY(probe_guarded_once)
+	call	probe_pc_thunk_cx
+	addl	$_GLOBAL_OFFSET_TABLE_, %ecx
+	movl	probe_armed@GOTOFF(%ecx), %ecx
+	cmpb	$0, (%ecx)
+	jne	.Lonce_armed
+	ret
+.Lonce_armed:
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_once)
 
 ELT_ENTRY(probe_bare)
 	ret

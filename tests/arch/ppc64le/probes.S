@@ -181,6 +181,23 @@ ELT_ENTRY(probe_guarded_pair)
 	EPILOG
 ELT_END(probe_guarded_pair)
 
+/* One test at the entry for both hooks: idle, the function is a bare
+ * return after the test; armed, the lean pair. */
+ELT_ENTRY(probe_guarded_once)
+	GLOBAL_ENTRY probe_guarded_once
+	addis	%r12, %r2, probe_armed@toc@ha
+	ld	%r12, probe_armed@toc@l(%r12)
+	lbz	%r12, 0(%r12)
+	cmpwi	%r12, 0
+	bne	.Lonce_armed
+	blr
+.Lonce_armed:
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_once)
+
 ELT_ENTRY(probe_bare)
 	blr
 ELT_END(probe_bare)

@@ -140,6 +140,20 @@ ELT_ENTRY(probe_guarded_pair)
 	EPILOG
 ELT_END(probe_guarded_pair)
 
+/* One test at the entry for both hooks: idle, the function is a bare
+ * return after the test; armed, the lean pair. */
+ELT_ENTRY(probe_guarded_once)
+	lgrl	%r1, probe_armed
+	cli	0(%r1), 0
+	jne	.Lonce_armed
+	br	%r14
+.Lonce_armed:
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_once)
+
 ELT_ENTRY(probe_bare)
 	br	%r14
 ELT_END(probe_bare)

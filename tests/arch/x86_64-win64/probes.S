@@ -121,6 +121,20 @@ ELT_ENTRY(probe_guarded_pair)
 	EPILOG
 ELT_END(probe_guarded_pair)
 
+/* One test at the entry for both hooks: idle, the function is a bare
+ * return after the test; armed, the lean pair. */
+ELT_ENTRY(probe_guarded_once)
+	movq	probe_armed(%rip), %r11
+	cmpb	$0, (%r11)
+	jne	.Lonce_armed
+	ret
+.Lonce_armed:
+	PROLOG
+	LEAN_CALL elt_helper_enter
+	LEAN_CALL elt_helper_leave
+	EPILOG
+ELT_END(probe_guarded_once)
+
 ELT_ENTRY(probe_bare)
 	ret
 ELT_END(probe_bare)
