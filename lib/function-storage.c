@@ -62,19 +62,27 @@ static struct elt_function_table *take_table(unsigned p)
 /* At least `nrows` rows in t, the new ones zeroed; 0 when out of memory. */
 static int grow(struct elt_function_table *t, uint32_t nrows, uint32_t size)
 {
-	uint32_t n = t->nrows ? t->nrows : 16;
-	unsigned char *rows;
+	uint32_t n = t->nrows ? t->nrows : 16, old_nrows = t->nrows;
+	unsigned char *rows, *old_rows = t->rows;
+	size_t bytes;
 
-	while (n < nrows)
+	while (n < nrows) {
+		if (n > UINT32_MAX / 2)
+			return 0;
 		n *= 2;
-	if (!(rows = elt_pages_map((size_t)n * size)))
-		return 0;
-	if (t->nrows) {
-		memcpy(rows, t->rows, (size_t)t->nrows * size);
-		elt_pages_unmap(t->rows, (size_t)t->nrows * size);
 	}
+	if (__builtin_mul_overflow((size_t)n, (size_t)size, &bytes) ||
+	    !(rows = elt_pages_map(bytes)))
+		return 0;
+	if (old_nrows)
+		memcpy(rows, old_rows, (size_t)old_nrows * size);
+	/* The new rows in place before the old go: a fork child may take
+	 * this table over at any moment and must find mapped rows. */
 	t->rows = rows;
+	atomic_signal_fence(memory_order_seq_cst);     /* rows before their count */
 	t->nrows = n;
+	if (old_nrows)
+		elt_pages_unmap(old_rows, (size_t)old_nrows * size);
 	return 1;
 }
 

@@ -185,7 +185,7 @@ struct elt_thread_rows {
 	unsigned char *start;
 	uint32_t count;         /* 0 until the thread's first row */
 	uint32_t size;
-};
+} __attribute__((aligned(16)));         /* 32-bit ABIs too: one line each */
 /* A thread's tables, by plugin slot; in its thread record (threads.c). */
 struct elt_thread_tables {
 	struct elt_thread_rows rows[ELT_MAX_PLUGINS];
