@@ -136,6 +136,7 @@ ELT_ENTRY(probe_guarded_once)
 ELT_END(probe_guarded_once)
 
 ELT_ENTRY(probe_bare)
+	.seh_endprologue
 	ret
 ELT_END(probe_bare)
 
