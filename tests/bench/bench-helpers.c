@@ -173,11 +173,12 @@ static void (*instrumented(enum work work))(void)
 }
 
 /* `n` units of the variant's work: a call of an instrumented function
- * (Enter and Leave), or of the same without them.  One loop for all four
- * such rows, the function called through a pointer: a switch inside the
- * loop compiled to a different loop per case on some ABIs (aarch64's
- * bare call took three more instructions than the pairs).  Not inlined:
- * callgrind counts from here (count-instructions.sh). */
+ * (Enter and Leave), or of the same without them; two clock reads; or a
+ * producer's segments.  One loop for every row that calls a function,
+ * through a pointer: a switch inside the loop compiled to a different
+ * loop per case on some ABIs (aarch64's bare call took three more
+ * instructions than the pairs).  Not inlined: callgrind counts from here
+ * (count-instructions.sh). */
 static __attribute__((noinline)) void run(enum work work, unsigned long n)
 {
 	void (*call)(void) = instrumented(work);
@@ -198,7 +199,7 @@ static __attribute__((noinline)) void run(enum work work, unsigned long n)
 			elt_emit_enter(EMPTY_ID, NULL, NULL);
 			elt_emit_leave(EMPTY_ID, NULL, NULL);
 		}
-	} else {
+	} else if (work == ASYNC) {
 		for (i = 0; i < n; i++) {
 			int arg = (int)i;
 			void *const args[] = { &arg };

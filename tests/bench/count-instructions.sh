@@ -24,7 +24,7 @@ only=${2:-}
 work=$(mktemp -d)
 reader=
 # The log's reader waits on a fifo: gone with the script, however it ends.
-trap '[ -z "$reader" ] || kill "$reader" 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -z "$reader" ] || kill "$reader" 2>/dev/null || :; rm -rf "$work"' EXIT
 
 # count_callgrind UNITS: the loop's instructions in each measuring child,
 # in the children's order (that of the table's rows), one line each.
@@ -33,13 +33,21 @@ count_callgrind() {
 	BENCH_UNITS=$1 ASYNCELT_X86_VECTOR_WIDTH=32 valgrind --tool=callgrind \
 		--toggle-collect=run --callgrind-out-file="$work/$1/%p" \
 		"$bench" 1 "$only" >"$work/$1.table" 2>"$work/$1.err" || failed "$1"
-	# One file per process, named by its pid: the first is the parent's,
-	# which runs no unit.  A variant that could not run (n/a) left one
-	# too, with nothing counted: left out, as under qemu.
+	# One file per process, written as it exits: the children one after
+	# the other, in the table's order, then the parent, which runs no
+	# unit (by time, not by pid: pids wrap).  A variant that could not
+	# run (n/a) left one too, with nothing counted: left out, as under
+	# qemu.
 	grep '^| ' "$work/$1.table" | sed 1d >"$work/$1.all"
-	for f in $(ls "$work/$1" | sort -n | sed 1d); do
+	for f in $(ls -tr "$work/$1" | sed '$d'); do
 		sed -n 's/^summary: //p' "$work/$1/$f"
-	done | paste -d'|' "$work/$1.all" - | grep -v '| *n/a *|' >"$work/$1.both" || :
+	done >"$work/$1.summaries"
+	if [ "$(wc -l <"$work/$1.summaries")" -ne "$(wc -l <"$work/$1.all")" ]; then
+		echo "count-instructions.sh: $(wc -l <"$work/$1.summaries") processes counted" \
+		     "for $(wc -l <"$work/$1.all") rows of the table ($1 units)" >&2
+		exit 1
+	fi
+	paste -d'|' "$work/$1.all" "$work/$1.summaries" | grep -v '| *n/a *|' >"$work/$1.both" || :
 	cut -d'|' -f1-6 "$work/$1.both" >"$work/$1.rows"
 	cut -d'|' -f7 "$work/$1.both" >"$work/$1.ir"
 }
