@@ -5,6 +5,7 @@
  */
 #include "asm.h"
 #include "../../probes.h"
+#include "../lean-pair.h"
 
 /* Reserve the helper's two words: the function id and the caller SP,
  * remembering both, and the return address, for the test.  x9-x11 are
@@ -127,10 +128,7 @@ ELT_END(probe_pair)
 .endm
 
 ELT_ENTRY(probe_lean_pair)
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_lean_pair)
 
 /* An idle hook loads the byte's address and the byte, and branches. */
@@ -159,10 +157,7 @@ ELT_ENTRY(probe_guarded_once)
 	cbnz	w9, .Lonce_armed
 	ret
 .Lonce_armed:
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_guarded_once)
 
 ELT_ENTRY(probe_bare)

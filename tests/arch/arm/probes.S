@@ -6,6 +6,7 @@
  */
 #include "asm.h"
 #include "../../probes.h"
+#include "../lean-pair.h"
 
 /* push {r4, lr}: lr, the return address, lands just below the caller SP,
  * where the helpers read it; 8 bytes keep the stack 8-byte aligned. */
@@ -134,10 +135,7 @@ ELT_END(probe_pair)
 .endm
 
 ELT_ENTRY(probe_lean_pair)
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_lean_pair)
 
 /*
@@ -197,10 +195,7 @@ ELT_ENTRY(probe_guarded_once)
 	bne	.Lonce_armed
 	bx	lr
 .Lonce_armed:
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 	.p2align 2
 .Lonce_offset:
 	.word	probe_armed - (.Lonce_pc + ELT_ARM_PC_BIAS)

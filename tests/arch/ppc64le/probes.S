@@ -6,6 +6,7 @@
  */
 #include "asm.h"
 #include "../../probes.h"
+#include "../lean-pair.h"
 
 /* header 32, then a parameter save area whose first two doublewords are
  * the helper's inputs (doc/abi.md), 16 spare: quadword aligned */
@@ -155,10 +156,7 @@ ELT_END(probe_pair)
 
 ELT_ENTRY(probe_lean_pair)
 	GLOBAL_ENTRY probe_lean_pair
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_lean_pair)
 
 /* An idle hook loads the byte's address and the byte, compares and
@@ -192,10 +190,7 @@ ELT_ENTRY(probe_guarded_once)
 	bne	.Lonce_armed
 	blr
 .Lonce_armed:
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_guarded_once)
 
 ELT_ENTRY(probe_bare)

@@ -7,6 +7,7 @@
  */
 #include "asm.h"
 #include "../../probes.h"
+#include "../lean-pair.h"
 
 /* Reserve 16 bytes, store the function id and the caller SP there,
  * remembering both (and the return address) for the test.  Only t0 and t1
@@ -121,10 +122,7 @@ ELT_END(probe_pair)
 .endm
 
 ELT_ENTRY(probe_lean_pair)
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_lean_pair)
 
 /* An idle hook loads the byte's address and the byte, and branches. */
@@ -151,10 +149,7 @@ ELT_ENTRY(probe_guarded_once)
 	bnez	t0, .Lonce_armed
 	ret
 .Lonce_armed:
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_guarded_once)
 
 ELT_ENTRY(probe_bare)

@@ -10,6 +10,7 @@
  */
 #include "asm.h"
 #include "../../probes.h"
+#include "../lean-pair.h"
 
 #define FRAME 176                       /* save area + function id + caller SP */
 
@@ -117,10 +118,7 @@ ELT_END(probe_pair)
 .endm
 
 ELT_ENTRY(probe_lean_pair)
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_lean_pair)
 
 /* An idle hook loads the byte's address (lgrl: probe_armed is doubleword
@@ -148,10 +146,7 @@ ELT_ENTRY(probe_guarded_once)
 	jne	.Lonce_armed
 	br	%r14
 .Lonce_armed:
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_guarded_once)
 
 ELT_ENTRY(probe_bare)

@@ -4,6 +4,7 @@
  */
 #include "asm.h"
 #include "../../probes.h"
+#include "../lean-pair.h"
 
 /* Push the caller SP and the function id, remembering both for the test. */
 .macro PUSH_HELPER_ARGS
@@ -94,10 +95,7 @@ ELT_END(probe_pair)
 .endm
 
 ELT_ENTRY(probe_lean_pair)
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_lean_pair)
 
 /* An idle hook is a load of the byte's address, a compare and a branch. */
@@ -124,10 +122,7 @@ ELT_ENTRY(probe_guarded_once)
 	jne	.Lonce_armed
 	ret
 .Lonce_armed:
-	PROLOG
-	LEAN_CALL elt_helper_enter
-	LEAN_CALL elt_helper_leave
-	EPILOG
+	LEAN_PAIR
 ELT_END(probe_guarded_once)
 
 ELT_ENTRY(probe_bare)
