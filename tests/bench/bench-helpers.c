@@ -71,7 +71,8 @@ static const struct variant variants[] = {
 	{ "idle, one test of the byte for both hooks", GUARDED_ONCE, NULL, 1 },
 	{ "helpers, one empty plugin", PAIR, "empty", 1 },
 	{ "helpers, empty plugin + invocations", PAIR, "empty_tracked", 1 },
-	/* what timing and logging add at the least: two timestamps a pair */
+	/* two timestamps a pair, what timing and logging read (inside a
+	 * segment the reads overlap other work: about what they add) */
 	{ "the plugins' clock, read twice", CLOCK, NULL, 1 },
 	{ "counting", PAIR, "counting:output=/dev/null", 1 },
 	{ "timing", PAIR, "timing:output=/dev/null", 1 },
