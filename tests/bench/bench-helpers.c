@@ -29,6 +29,7 @@
 #include <asyncelt/helpers.h>
 #include <asyncelt/plugin.h>
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,10 +361,11 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The median over rounds of each round's ratio of variant v to baseline
- * b, both measured in that round: a slow stretch of the machine that
- * falls on a round falls on both.  0 when no round has both. */
-static double paired_ratio(double ns[][64], unsigned v, unsigned b, int rounds)
+/* The median over rounds of what variant v is against baseline b, both
+ * measured in that round: their ratio, or with `per` set their difference
+ * divided by it.  A slow stretch of the machine that falls on a round
+ * falls on both.  0 when no round has both. */
+static double paired(double ns[][64], unsigned v, unsigned b, int rounds, double per)
 {
 	double q[64];
 	size_t n = 0;
@@ -371,11 +373,78 @@ static double paired_ratio(double ns[][64], unsigned v, unsigned b, int rounds)
 
 	for (r = 0; r < rounds; r++)
 		if (ns[v][r] > 0 && ns[b][r] > 0)
-			q[n++] = ns[v][r] / ns[b][r];
+			q[n++] = per ? (ns[v][r] - ns[b][r]) / per : ns[v][r] / ns[b][r];
 	if (!n)
 		return 0;
 	qsort(q, n, sizeof(double), by_value);
 	return q[n / 2];
+}
+
+/* The targets the library is held to (doc/performance.md#targets), each
+ * a variant against a baseline of the table: a ratio at most `limit`, or
+ * with `per` set a difference in ns per `per` events at most `limit`. */
+static const struct target {
+	const char *what, *variant, *baseline;
+	double per, limit;
+} targets[] = {
+	{ "idle, helpers called (x bare)", "helpers, idle (no plugin)", "bare call", 0, 2 },
+	{ "idle, byte tested per hook (x bare)", "idle, caller tests the armed byte",
+	  "bare call", 0, 2 },
+	{ "idle, byte tested once (x bare)", "idle, one test of the byte for both hooks",
+	  "bare call", 0, 2 },
+	{ "one empty plugin (x stub)", "helpers, one empty plugin",
+	  "full-save stub pair (reference)", 0, 1.5 },
+	{ "counting, ns over the empty plugin", "counting", "helpers, one empty plugin", 1, 5 },
+	{ "timing, ns over the empty plugin", "timing", "helpers, one empty plugin", 1, 40 },
+	{ "timing, ns added to an async invocation", "async: call+suspend+resume+return, timing",
+	  "async: call+suspend+resume+return, empty", 1, 80 },
+	{ "binary logging, ns per event over empty", "binary logging",
+	  "helpers, one empty plugin", 2, 40 },
+};
+#define NTARGETS (sizeof(targets) / sizeof(targets[0]))
+
+static unsigned variant_named(const char *name)
+{
+	unsigned v;
+
+	for (v = 0; v < NVARIANTS; v++)
+		if (strcmp(variants[v].name, name) == 0)
+			return v;
+	fprintf(stderr, "bench-helpers: no variant \"%s\"\n", name);
+	exit(2);
+}
+
+/* Where this CPU stands against each target, from the rounds that ran
+ * both of its rows (ns unsorted): NAN where a row was not run. */
+static void measure_targets(double ns[][64], int rounds, double reached[NTARGETS])
+{
+	unsigned t;
+
+	for (t = 0; t < NTARGETS; t++) {
+		unsigned v = variant_named(targets[t].variant);
+		unsigned b = variant_named(targets[t].baseline);
+
+		reached[t] = ns[v][0] < 0 || ns[b][0] < 0
+			     ? NAN : paired(ns, v, b, rounds, targets[t].per);
+	}
+}
+
+static void print_targets(const double reached[NTARGETS])
+{
+	unsigned t, shown = 0;
+
+	for (t = 0; t < NTARGETS; t++) {
+		if (isnan(reached[t]))
+			continue;
+		if (!shown++) {
+			printf("\n| %-42s | %8s | %8s | %8s |\n", "target", "measured",
+			       "at most", "within");
+			printf("|%s|%s|%s|%s|\n", "--------------------------------------------",
+			       "----------", "----------", "----------");
+		}
+		printf("| %-42s | %8.2f | %8.2f | %8s |\n", targets[t].what, reached[t],
+		       targets[t].limit, reached[t] <= targets[t].limit ? "yes" : "no");
+	}
 }
 
 /* The value of a "key<tabs>: value" line of /proc/cpuinfo, without its
@@ -430,7 +499,7 @@ int main(int argc, char **argv)
 	int rounds = argc > 1 ? atoi(argv[1]) : 7;
 	const char *only = argc > 2 ? argv[2] : NULL;
 	static double ns[NVARIANTS][64];
-	double median[NVARIANTS], to_bare[NVARIANTS], to_stub[NVARIANTS];
+	double median[NVARIANTS], to_bare[NVARIANTS], to_stub[NVARIANTS], reached[NTARGETS];
 	unsigned v;
 	int r;
 
@@ -444,9 +513,10 @@ int main(int argc, char **argv)
 			ns[v][r] = v < 2 || !only || strstr(variants[v].name, only)
 				   ? measure_in_child(&variants[v], r) : -2;
 	for (v = 0; v < NVARIANTS; v++) {
-		to_bare[v] = paired_ratio(ns, v, 0, rounds);
-		to_stub[v] = paired_ratio(ns, v, 1, rounds);
+		to_bare[v] = paired(ns, v, 0, rounds, 0);
+		to_stub[v] = paired(ns, v, 1, rounds, 0);
 	}
+	measure_targets(ns, rounds, reached);
 	for (v = 0; v < NVARIANTS; v++) {
 		qsort(ns[v], (size_t)rounds, sizeof(double), by_value);
 		median[v] = ns[v][rounds / 2];
@@ -473,5 +543,6 @@ int main(int argc, char **argv)
 		else
 			printf(" %8s |\n", "");
 	}
+	print_targets(reached);
 	return 0;
 }

@@ -38,7 +38,7 @@ count_callgrind() {
 	# unit (by time, not by pid: pids wrap).  A variant that could not
 	# run (n/a) left one too, with nothing counted: left out, as under
 	# qemu.
-	grep '^| ' "$work/$1.table" | sed 1d >"$work/$1.all"
+	table_rows "$work/$1.table" >"$work/$1.all"
 	for f in $(ls -tr "$work/$1" | sed '$d'); do
 		sed -n 's/^summary: //p' "$work/$1/$f"
 	done >"$work/$1.summaries"
@@ -50,6 +50,12 @@ count_callgrind() {
 	paste -d'|' "$work/$1.all" "$work/$1.summaries" | grep -v '| *n/a *|' >"$work/$1.both" || :
 	cut -d'|' -f1-6 "$work/$1.both" >"$work/$1.rows"
 	cut -d'|' -f7 "$work/$1.both" >"$work/$1.ir"
+}
+
+# table_rows FILE: the variants' rows of a bench table, header left out
+# (the targets' table after it is not theirs).
+table_rows() {
+	sed -n '/^| variant /,/^$/{/^| /p}' "$1" | sed 1d
 }
 
 failed() {
@@ -83,7 +89,7 @@ count_qemu() {
 	reader=
 	rm -f "$work/log"
 	# Rows that ran, in order; an n/a row made no clock call.
-	grep '^| ' "$work/$1.table" | sed 1d | grep -v '| *n/a *|' >"$work/$1.rows" || :
+	table_rows "$work/$1.table" | grep -v '| *n/a *|' >"$work/$1.rows" || :
 }
 
 if [ -n "${BENCH_QEMU:-}" ]; then
