@@ -118,4 +118,4 @@ echo "uftrace costs ${ratio}x what binary logging costs per call (${range}x acro
 echo "and ${best}x the floor of an asyncelt recorder: the empty plugin with invocations,"
 echo "less the bare call, plus two clock reads (medians of the rounds' ratios)"
 echo "target (doc/performance.md#targets): uftrace at least 3x binary logging;" \
-     "within: $(awk -v r="$ratio" 'BEGIN { print r >= 3 ? "yes" : "no" }')"
+     "within: $(awk -v r="$ratio" 'BEGIN { print (r >= 3 ? "yes" : "no") }')"
