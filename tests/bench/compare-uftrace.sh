@@ -66,6 +66,13 @@ for r in $(seq "$rounds"); do
 	u=$(awk -v t1="$(traced_cpu "$calls")" -v t4="$(traced_cpu "$long")" \
 		-v p1="$(cpu "$work/leaf" "$calls")" -v p4="$(cpu "$work/leaf" "$long")" \
 		-v n="$((long - calls))" 'BEGIN { printf "%.1f", ((t4 - t1) - (p4 - p1)) * 1e9 / n }')
+	# time(1) counts in 10 ms steps: too few calls and the difference
+	# rounds to nothing, which no ratio can be taken of.
+	if awk -v u="$u" 'BEGIN { exit !(u <= 0) }'; then
+		echo "bench-compare: uftrace's $((long - calls)) more calls measured ${u} ns each:" \
+		     "too few for time(1)'s 10 ms steps (raise CALLS=, now $calls)" >&2
+		exit 1
+	fi
 	TMPDIR=$work "$bench" 1 "binary logging to a file" >"$work/bench"
 	o=$(awk -F'|' '$2 ~ /^ binary logging to a file +$/ { gsub(/ /, "", $3); print $3 }' "$work/bench")
 	case $o in
