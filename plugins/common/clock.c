@@ -5,13 +5,52 @@
 
 #include <pthread.h>
 
-#if defined(__x86_64__) && defined(__SIZEOF_INT128__)
+#if defined(__x86_64__) || defined(__i386__)
 # include <cpuid.h>
 #endif
 
 struct plugin_clock plugin_clock = { CLOCK_SOURCE_MONOTONIC, (uint64_t)1 << 32 };
 
-#if defined(__x86_64__) && defined(__SIZEOF_INT128__)
+#ifdef PLUGIN_CPU_COUNTER
+/* Both clocks at one moment: the counter read on either side of
+ * clock_gettime, the closest of five tries, so that the thread being
+ * preempted between two reads (under load, for milliseconds) does not
+ * skew the rate. */
+static __attribute__((unused)) void read_both(uint64_t *ticks, uint64_t *ns)
+{
+	uint64_t closest = UINT64_MAX, before, now, after;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		before = plugin_cpu_counter();
+		now = plugin_clock_gettime_ns();
+		after = plugin_cpu_counter();
+		if (after - before < closest) {
+			closest = after - before;
+			*ticks = before + (after - before) / 2;
+			*ns = now;
+		}
+	}
+}
+
+/* ns per tick of the counter, times 2^32, from both clocks read 2 ms
+ * apart; 0 when the counter did not advance (or the thread slept for
+ * seconds, which the shift below would overflow with). */
+static __attribute__((unused)) uint64_t calibrate(void)
+{
+	uint64_t ns0, ticks0, ns1, ticks1;
+
+	read_both(&ticks0, &ns0);
+	while (plugin_clock_gettime_ns() - ns0 < 2000000)
+		;
+	read_both(&ticks1, &ns1);
+	if (ticks1 <= ticks0 || ns1 - ns0 >= (uint64_t)1 << 31)
+		return 0;
+	return ((ns1 - ns0) << 32) / (ticks1 - ticks0);
+}
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
 /* The TSC ticks at one rate in every P-, C- and T-state, on every core. */
 static int invariant_tsc(void)
 {
@@ -22,40 +61,36 @@ static int invariant_tsc(void)
 	__get_cpuid(0x80000007, &a, &b, &c, &d);
 	return (d >> 8) & 1;
 }
-
-/* ns per TSC tick, times 2^32: both clocks read across about 2 ms. */
-static uint64_t calibrate_tsc(void)
-{
-	uint64_t ns0 = plugin_clock_gettime_ns(), tsc0 = __rdtsc(), ns1, tsc1;
-
-	do
-		ns1 = plugin_clock_gettime_ns();
-	while (ns1 - ns0 < 2000000);
-	tsc1 = __rdtsc();
-	return tsc1 > tsc0 ? (uint64_t)(((unsigned __int128)(ns1 - ns0) << 32) / (tsc1 - tsc0)) : 0;
-}
 #endif
 
-static void choose_source(void)
+/* The counter's ns per tick times 2^32, or 0 to keep clock_gettime. */
+static uint64_t counter_rate(void)
 {
-#if defined(__x86_64__) && defined(__SIZEOF_INT128__)
-	if (invariant_tsc()) {
-		uint64_t q32 = calibrate_tsc();
-
-		if (q32) {
-			plugin_clock.ns_per_tick_q32 = q32;
-			plugin_clock.source = CLOCK_SOURCE_TSC;
-		}
-	}
+#if defined(__x86_64__) || defined(__i386__)
+	return invariant_tsc() ? calibrate() : 0;
 #elif defined(__aarch64__)
 	uint64_t hz;
 
 	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
-	if (hz) {
-		plugin_clock.ns_per_tick_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / hz);
-		plugin_clock.source = CLOCK_SOURCE_CNTVCT;
-	}
+	return hz ? ((uint64_t)1000000000 << 32) / hz : 0;
+#elif defined(__s390x__)
+	/* Bit 51 of the TOD clock is one microsecond. */
+	return ((uint64_t)1000 << 32) / 4096;
+#elif defined(PLUGIN_CPU_COUNTER)
+	return calibrate();
+#else
+	return 0;
 #endif
+}
+
+static void choose_source(void)
+{
+	uint64_t q32 = counter_rate();
+
+	if (q32) {
+		plugin_clock.ns_per_tick_q32 = q32;
+		plugin_clock.source = CLOCK_SOURCE_COUNTER;
+	}
 }
 
 void plugin_clock_init(void)
@@ -69,12 +104,9 @@ void plugin_clock_init(void)
 
 const char *plugin_clock_name(void)
 {
-	switch (plugin_clock.source) {
-	case CLOCK_SOURCE_TSC:
-		return "tsc";
-	case CLOCK_SOURCE_CNTVCT:
-		return "cntvct";
-	default:
-		return "clock_gettime";
-	}
+#ifdef PLUGIN_CPU_COUNTER
+	if (plugin_clock.source == CLOCK_SOURCE_COUNTER)
+		return PLUGIN_CPU_COUNTER;
+#endif
+	return "clock_gettime";
 }

@@ -89,6 +89,9 @@ static const char *const rec_clocks[][2] = {
 	{ "clock_gettime", "CLOCK_MONOTONIC ns" },
 	{ "tsc",           "tsc ns" },
 	{ "cntvct",        "cntvct ns" },
+	{ "timebase",      "timebase ns" },
+	{ "tod",           "tod ns" },
+	{ "rdtime",        "rdtime ns" },
 };
 #define REC_CLOCK_COUNT (sizeof(rec_clocks) / sizeof(rec_clocks[0]))
 
