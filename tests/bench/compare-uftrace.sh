@@ -40,7 +40,8 @@ C
 
 # User + system CPU seconds of a command and the children it waited for.
 cpu() {
-	/usr/bin/time -f '%U %S' -o "$work/time" "$@" >/dev/null 2>&1
+	# in $work, where the -pg leaf leaves its gmon.out
+	(cd "$work" && /usr/bin/time -f '%U %S' -o "$work/time" "$@") >/dev/null 2>&1
 	awk '{ print $1 + $2 }' "$work/time"
 }
 
