@@ -91,8 +91,8 @@ static inline uint64_t plugin_ticks(void)
 	return plugin_clock_gettime_ns();
 }
 
-/* (x * q32) >> 32, modulo 2^64, from 32-bit halves: for ABIs without a
- * 128-bit product (i386, arm). */
+/* (x * q32) >> 32, modulo 2^64, from 32-bit halves: for an ABI with a
+ * counter but no 128-bit product (i386). */
 static inline uint64_t plugin_mul_q32_halves(uint64_t x, uint64_t q32)
 {
 	uint64_t xh = x >> 32, xl = (uint32_t)x, qh = q32 >> 32, ql = (uint32_t)q32;
@@ -103,9 +103,14 @@ static inline uint64_t plugin_mul_q32_halves(uint64_t x, uint64_t q32)
 /* A number of ticks (a duration, or a time since some origin) in ns. */
 static inline uint64_t plugin_ticks_to_ns(uint64_t ticks)
 {
-#if defined(__SIZEOF_INT128__)
+#if !defined(PLUGIN_CPU_COUNTER)
+	return ticks;           /* clock_gettime's, in ns already */
+#elif defined(__SIZEOF_INT128__)
 	return (uint64_t)(((unsigned __int128)ticks * plugin_clock.ns_per_tick_q32) >> 32);
 #else
+	/* i386: four 32-bit products, only where the TSC is read */
+	if (plugin_clock.source == CLOCK_SOURCE_MONOTONIC)
+		return ticks;
 	return plugin_mul_q32_halves(ticks, plugin_clock.ns_per_tick_q32);
 #endif
 }
