@@ -222,14 +222,31 @@ dispatch_unattached(const void *frame, elt_function_id id, uintptr_t caller_sp, 
 		dispatch_hook(frame, id, caller_sp, hook, continuation_out, fp_saved);
 }
 
+/* The plugins of a segment whose function reassembles values split
+ * across registers and the stack: they get a copy of its info heading an
+ * elt_frame_segment, with the room the getters reassemble into (info.c).
+ * Out of line, so that every other segment's frame holds its info only. */
+static __attribute__((noinline)) void
+run_plugins_with_scratch(const struct elt_info *info, unsigned hook,
+			 uintptr_t continuation_out, int fp_saved)
+{
+	struct elt_frame_segment segment;
+
+	segment.info = *info;
+	if (fp_saved)
+		run_plugins(&segment.info, hook, continuation_out, 1);
+	else
+		run_plugins(&segment.info, hook, continuation_out, 0);
+}
+
 /* One helper's segment; `hook` and `fp_saved` are constants in each
  * instance below. */
 static inline __attribute__((always_inline)) void
 dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
 	       uintptr_t continuation_out, int fp_saved)
 {
-	struct elt_frame_segment segment;
-	struct elt_info *const info = &segment.info;
+	struct elt_info info;
+	const struct elt_function *fn;
 
 	if (ELT_UNLIKELY(!thread_attached())) {
 		dispatch_unattached(frame, id, caller_sp, hook, continuation_out, fp_saved);
@@ -239,12 +256,16 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 		return;
 	/* All but fn first: nothing is then live across the lookup's call
 	 * when its first probe misses. */
-	info->head.id = id;
-	info->caller_sp = caller_sp;
-	info->frame = frame;
-	info->emitted = NULL;
-	elt_info_set_function(info, elt_registry_lookup(id));
-	run_plugins(info, hook, continuation_out, fp_saved);
+	info.head.id = id;
+	info.caller_sp = caller_sp;
+	info.frame = frame;
+	info.emitted = NULL;
+	fn = elt_registry_lookup(id);
+	elt_info_set_function(&info, fn);
+	if (ELT_UNLIKELY(fn && fn->plan.scratch_size))
+		run_plugins_with_scratch(&info, hook, continuation_out, fp_saved);
+	else
+		run_plugins(&info, hook, continuation_out, fp_saved);
 	elt_callback_end();
 }
 

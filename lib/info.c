@@ -115,7 +115,8 @@ static elt_range value_range(const elt_info *info, const struct elt_value_plan *
 		r.start = elt_piece_address(info, p);
 		return r;
 	}
-	/* Only a helper's segment splits values; its info begins its
+	/* Only a helper's segment splits values, and the plan of a function
+	 * that has one asks for scratch room: its info then begins an
 	 * elt_frame_segment (dispatch.c). */
 	dst = ((struct elt_frame_segment *)(uintptr_t)info)->scratch + v->scratch;
 	for (i = 0; i < v->count; i++, p++)

@@ -294,10 +294,11 @@ struct elt_info {
 	struct elt_shadow_entry *invocation;        /* NULL: none matched */
 };
 
-/* A helper's segment, on the dispatcher's stack: its info, then where
- * the getters reassemble values split across registers and the stack
- * (info.c), which the plugins of one segment share.  A producer's segment
- * has its values whole and needs no such room. */
+/* A helper's segment whose function has values split across registers
+ * and the stack, on the dispatcher's stack: its info, then where the
+ * getters reassemble them (info.c), which the plugins of one segment
+ * share.  Any other segment's info stands alone: a producer's values are
+ * whole, and the plan of a function with none split asks for no room. */
 struct elt_frame_segment {
 	struct elt_info info;
 	unsigned char scratch[ELT_SCRATCH_SIZE] __attribute__((aligned(16)));
