@@ -7,6 +7,7 @@
 #include "invocation.h"
 
 #include <errno.h>
+#include <string.h>
 
 static inline uintptr_t continuation_argument(const struct elt_info *info)
 {
@@ -15,7 +16,8 @@ static inline uintptr_t continuation_argument(const struct elt_info *info)
 	return *(const uintptr_t *)elt_piece_address(info, &plan->continuation);
 }
 
-/* `continuation`: the producer's on an emitted Enter, the continuation
+/* The segment's kind, and for a resume or a suspension its continuation.
+ * `continuation`: the producer's on an emitted Enter, the continuation
  * return register on a Leave. */
 static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 					uintptr_t continuation)
@@ -23,25 +25,32 @@ static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 	/* Only an async function resumes or suspends; in any other the
 	 * continuation registers hold whatever they held. */
 	const elt_function_desc *fn = info->head.function;
-	int async = fn && (fn->flags & ELT_FUNCTION_ASYNC);
 
-	switch (hook) {
-	case ELT_HOOK_ENTER:
-		/* A producer passes it; a helper's is where the plan says. */
-		if (!async)
-			info->continuation = 0;
-		else if (info->emitted)
-			info->continuation = continuation;
-		else
-			info->continuation = continuation_argument(info);
-		return info->continuation ? ELT_SEGMENT_RESUME : ELT_SEGMENT_CALL;
-	case ELT_HOOK_LEAVE:
-		info->continuation = async ? continuation : 0;
-		return info->continuation ? ELT_SEGMENT_SUSPEND : ELT_SEGMENT_RETURN;
-	default:
-		info->continuation = 0;
+	if (hook == ELT_HOOK_TAILCALL)
 		return ELT_SEGMENT_TAILCALL;
+	if (fn && (fn->flags & ELT_FUNCTION_ASYNC)) {
+		/* A producer passes it; a helper's is where the plan says. */
+		if (hook == ELT_HOOK_ENTER && info->frame)
+			continuation = continuation_argument(info);
+		if (continuation) {
+			info->continuation = continuation;
+			return hook == ELT_HOOK_ENTER ? ELT_SEGMENT_RESUME : ELT_SEGMENT_SUSPEND;
+		}
 	}
+	return hook == ELT_HOOK_ENTER ? ELT_SEGMENT_CALL : ELT_SEGMENT_RETURN;
+}
+
+/* The head's kind, and plugin 0 whose callback runs first: its first
+ * eight bytes, in one store. */
+_Static_assert(sizeof(elt_segment_kind) == 4, "the kind is the head's first 4 bytes");
+static inline void set_kind(elt_info_head *head, elt_segment_kind kind)
+{
+	uint64_t both = (uint32_t)kind;
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	both <<= 32;
+#endif
+	memcpy(head, &both, sizeof(both));
 }
 
 /* Every plugin's callback for a segment, in order. */
@@ -132,9 +141,8 @@ run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation, int fp
 	unsigned which = elt_hook_index(hook);
 	uint32_t ignored = fp_saved ? ELT_PLUGINS_FLOAT : 0, state;
 
-	info->head.kind = classify(info, hook, continuation);
+	set_kind(&info->head, classify(info, hook, continuation));
 	info->invocation = NULL;
-	info->head.plugin = 0;
 	state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
 	if (ELT_LIKELY((state & ~ignored) == 1)) {
 		elt_segment_callback cb = elt_plugins[0].segment[which];
@@ -259,7 +267,6 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 	info.head.id = id;
 	info.caller_sp = caller_sp;
 	info.frame = frame;
-	info.emitted = NULL;
 	fn = elt_registry_lookup(id);
 	elt_info_set_function(&info, fn);
 	if (ELT_UNLIKELY(fn && fn->plan.scratch_size))

@@ -51,7 +51,7 @@ elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out)
 	out->function_id = info->head.id;
 	out->caller_sp = info->caller_sp;
 	/* A producer's segment has no machine frame: both are 0. */
-	out->return_address = info->emitted ? 0 : elt_arch_return_address(info);
+	out->return_address = elt_info_emitted(info) ? 0 : elt_arch_return_address(info);
 	return ELT_OK;
 }
 
@@ -68,7 +68,7 @@ elt_status elt_get_continuation(const elt_info *info, void **out)
 {
 	if (!out)
 		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_get_continuation: out is NULL");
-	*out = (void *)info->continuation;
+	*out = (void *)elt_info_continuation(info);
 	if (!elt_info_function(info) && info->head.kind != ELT_SEGMENT_TAILCALL)
 		return elt_set_error(ELT_E_UNKNOWN_FUNCTION,
 				     "function id %#lx was never registered: nothing says "
@@ -92,7 +92,7 @@ static elt_status describable(const elt_info *info, int ret)
 				     "function '%s' was registered without a signature",
 				     fn->desc.name);
 	/* Values in the producer's memory need no ABI rule. */
-	if (info->emitted)
+	if (elt_info_emitted(info))
 		return ELT_OK;
 	unsupported = ret ? fn->plan.ret_unsupported : fn->plan.args_unsupported;
 	if (unsupported)
@@ -138,7 +138,7 @@ static elt_range emitted_argument(const elt_info *info, uint32_t i)
 	uint32_t param = i + (sig->continuation_index >= 0 &&
 			      i >= (uint32_t)sig->continuation_index);
 
-	return (elt_range){ (uintptr_t)info->emitted->args[i], sig->params[param]->size };
+	return (elt_range){ (uintptr_t)elt_info_emitted(info)->args[i], sig->params[param]->size };
 }
 
 elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
@@ -169,19 +169,19 @@ elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
 		return st;
 	fn = elt_info_function(info);
 	plan = &fn->plan;
-	nargs = info->emitted ? emitted_argument_count(fn->signature) : plan->nargs;
+	nargs = elt_info_emitted(info) ? emitted_argument_count(fn->signature) : plan->nargs;
 	if (*count < nargs) {
 		*count = nargs;         /* the protocol, not an error: no message */
 		return ELT_E_INSUFFICIENT_BUFFER;
 	}
-	if (info->emitted && nargs && !info->emitted->args) {
+	if (elt_info_emitted(info) && nargs && !elt_info_emitted(info)->args) {
 		*count = 0;             /* the producer gave none (elt_emit_enter) */
 		if (total_size)
 			*total_size = 0;
 		return ELT_E_DATAINCOMPLETE;
 	}
 	for (i = 0; i < nargs; i++) {
-		ranges[i] = info->emitted ? emitted_argument(info, i)
+		ranges[i] = elt_info_emitted(info) ? emitted_argument(info, i)
 					  : value_range(info, &plan->args[i]);
 		total += ranges[i].length;
 	}
@@ -207,12 +207,12 @@ elt_status elt_get_return_info(const elt_info *info, elt_range *range)
 	st = describable(info, 1);
 	if (st != ELT_OK)
 		return st;
-	if (info->emitted) {
+	if (elt_info_emitted(info)) {
 		size_t size = elt_info_function(info)->signature->ret->size;
 
-		if (size && !info->emitted->ret)
+		if (size && !elt_info_emitted(info)->ret)
 			return ELT_E_DATAINCOMPLETE;    /* the producer gave none */
-		*range = (elt_range){ size ? (uintptr_t)info->emitted->ret : 0, size };
+		*range = (elt_range){ size ? (uintptr_t)elt_info_emitted(info)->ret : 0, size };
 		return ELT_OK;
 	}
 	*range = value_range(info, &elt_info_function(info)->plan.ret);

@@ -286,10 +286,14 @@ struct elt_emitted {
 struct elt_info {
 	elt_info_head head;
 	uintptr_t caller_sp;
+	/* Set for a resume or a suspension only (elt_info_continuation()):
+	 * a helper's segment is bound by how many stores it makes, so none is
+	 * spent on what the kind already says. */
 	uintptr_t continuation;
 	const void *frame;              /* the port's saved register image */
-	/* NULL for a helper's segment; for elt_emit_*, where the values are:
-	 * the getters then read memory, not the frame's plan. */
+	/* Where elt_emit_*'s values are, set only in a producer's segment,
+	 * whose frame is NULL (elt_info_emitted()): the getters then read
+	 * memory, not the frame's plan. */
 	const struct elt_emitted *emitted;
 	struct elt_shadow_entry *invocation;        /* NULL: none matched */
 };
@@ -316,6 +320,20 @@ _Static_assert(offsetof(elt_info_head, kind) == 0 && offsetof(elt_info_head, plu
 	       "elt_info_head's layout is part of plugin ABI 1");
 _Static_assert(offsetof(struct elt_function, desc) == 0,
 	       "an elt_info's function is its elt_function's desc");
+
+/* A producer's values, NULL in a helper's segment. */
+static inline const struct elt_emitted *elt_info_emitted(const struct elt_info *info)
+{
+	return info->frame ? NULL : info->emitted;
+}
+
+/* The continuation a resume received or a suspension returns, else 0. */
+static inline uintptr_t elt_info_continuation(const struct elt_info *info)
+{
+	elt_segment_kind kind = info->head.kind;
+
+	return kind == ELT_SEGMENT_RESUME || kind == ELT_SEGMENT_SUSPEND ? info->continuation : 0;
+}
 
 /* The function's registration, NULL when never registered. */
 static inline const struct elt_function *elt_info_function(const struct elt_info *info)

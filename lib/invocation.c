@@ -1031,7 +1031,7 @@ struct elt_shadow_entry *elt_invocation_resume(struct elt_thread_invocations *t,
 					       const struct elt_info *info)
 {
 	int saved_errno = errno;        /* the wait's system calls */
-	struct elt_invocation_record *r = take_waiting(t, info->continuation, info->head.id);
+	struct elt_invocation_record *r = take_waiting(t, elt_info_continuation(info), info->head.id);
 	struct elt_shadow_entry *e;
 
 	errno = saved_errno;
@@ -1069,7 +1069,7 @@ void elt_invocation_suspend(struct elt_thread_invocations *t, struct elt_shadow_
 	int saved_errno = errno;        /* growing the table maps memory */
 
 	if (r)
-		publish(r, info->continuation);
+		publish(r, elt_info_continuation(info));
 	else
 		atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);
 	errno = saved_errno;
