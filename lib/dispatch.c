@@ -17,8 +17,8 @@ static inline uintptr_t continuation_argument(const struct elt_info *info)
 }
 
 /* The segment's kind, and for a resume or a suspension its continuation.
- * `continuation`: the producer's on an emitted Enter, the continuation
- * return register on a Leave. */
+ * `continuation`: the producer's in an emitted segment, the continuation
+ * return register on a helper's Leave. */
 static inline elt_segment_kind classify(struct elt_info *info, unsigned hook,
 					uintptr_t continuation)
 {
@@ -47,7 +47,9 @@ static inline void set_kind(elt_info_head *head, elt_segment_kind kind)
 {
 	uint64_t both = (uint32_t)kind;
 
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if !defined(__BYTE_ORDER__)
+#error "set_kind needs the compiler's __BYTE_ORDER__"
+#elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	both <<= 32;
 #endif
 	memcpy(head, &both, sizeof(both));
@@ -240,6 +242,8 @@ run_plugins_with_scratch(const struct elt_info *info, unsigned hook,
 {
 	struct elt_frame_segment segment;
 
+	/* Before classification: the fields run_plugins sets are not set
+	 * yet, and are copied only to be overwritten. */
 	segment.info = *info;
 	if (fp_saved)
 		run_plugins(&segment.info, hook, continuation_out, 1);

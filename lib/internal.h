@@ -290,7 +290,9 @@ struct elt_info {
 	 * a helper's segment is bound by how many stores it makes, so none is
 	 * spent on what the kind already says. */
 	uintptr_t continuation;
-	const void *frame;              /* the port's saved register image */
+	/* The port's saved register image; NULL in a producer's segment,
+	 * and only there. */
+	const void *frame;
 	/* Where elt_emit_*'s values are, set only in a producer's segment,
 	 * whose frame is NULL (elt_info_emitted()): the getters then read
 	 * memory, not the frame's plan. */
@@ -371,8 +373,9 @@ ELT_HIDDEN void elt_dispatch_leave_nofloat(const void *frame, elt_function_id id
 ELT_HIDDEN void elt_dispatch_tailcall_nofloat(const void *frame, elt_function_id id,
 					      uintptr_t caller_sp);
 /* The same for a segment whose values are in memory (emit.c): info has
- * id, fn (its one lookup), emitted, caller_sp and frame set; `continuation` is the one the
- * producer passed, an argument (Enter) or a return value (Leave). */
+ * id, fn (its one lookup), emitted and caller_sp set, and frame NULL,
+ * which marks it a producer's; `continuation` is the one the producer
+ * passed, an argument (Enter) or a return value (Leave). */
 ELT_HIDDEN void elt_dispatch_emitted(struct elt_info *info, unsigned hook,
 				     uintptr_t continuation);
 

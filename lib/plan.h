@@ -40,6 +40,9 @@ struct elt_value_plan {
 
 struct elt_plan {
 	uint32_t nargs;                 /* reported arguments: K excluded */
+	/* Bytes of scratch its reassembled values take: non-zero exactly
+	 * when one is not read in place (no value so split is empty), which
+	 * is when the dispatcher reserves the buffer. */
 	uint32_t scratch_size;
 	struct elt_value_plan ret;
 	struct elt_value_plan *args;
