@@ -52,7 +52,9 @@ static inline void set_kind(elt_info_head *head, elt_segment_kind kind)
 #elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	both <<= 32;
 #endif
-	memcpy(head, &both, sizeof(both));
+	/* Told the head's alignment, which a pointer's type does not
+	 * promise it: else a strict-alignment target calls memcpy. */
+	memcpy(__builtin_assume_aligned(head, _Alignof(elt_info_head)), &both, sizeof(both));
 }
 
 /* Every plugin's callback for a segment, in order. */
