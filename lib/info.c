@@ -51,7 +51,7 @@ elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out)
 	out->function_id = info->head.id;
 	out->caller_sp = info->caller_sp;
 	/* A producer's segment has no machine frame: both are 0. */
-	out->return_address = elt_info_emitted(info) ? 0 : elt_arch_return_address(info);
+	out->return_address = info->frame ? elt_arch_return_address(info) : 0;
 	return ELT_OK;
 }
 
@@ -144,6 +144,7 @@ static elt_range emitted_argument(const elt_info *info, uint32_t i)
 elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
 			      size_t *count, size_t *total_size)
 {
+	const struct elt_emitted *emitted = elt_info_emitted(info);
 	const struct elt_function *fn;
 	const struct elt_plan *plan;
 	size_t total = 0;
@@ -169,20 +170,20 @@ elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
 		return st;
 	fn = elt_info_function(info);
 	plan = &fn->plan;
-	nargs = elt_info_emitted(info) ? emitted_argument_count(fn->signature) : plan->nargs;
+	nargs = emitted ? emitted_argument_count(fn->signature) : plan->nargs;
 	if (*count < nargs) {
 		*count = nargs;         /* the protocol, not an error: no message */
 		return ELT_E_INSUFFICIENT_BUFFER;
 	}
-	if (elt_info_emitted(info) && nargs && !elt_info_emitted(info)->args) {
+	if (emitted && nargs && !emitted->args) {
 		*count = 0;             /* the producer gave none (elt_emit_enter) */
 		if (total_size)
 			*total_size = 0;
 		return ELT_E_DATAINCOMPLETE;
 	}
 	for (i = 0; i < nargs; i++) {
-		ranges[i] = elt_info_emitted(info) ? emitted_argument(info, i)
-					  : value_range(info, &plan->args[i]);
+		ranges[i] = emitted ? emitted_argument(info, i)
+				    : value_range(info, &plan->args[i]);
 		total += ranges[i].length;
 	}
 	*count = nargs;
@@ -193,6 +194,7 @@ elt_status elt_get_enter_info(const elt_info *info, elt_range *ranges,
 
 elt_status elt_get_return_info(const elt_info *info, elt_range *range)
 {
+	const struct elt_emitted *emitted = elt_info_emitted(info);
 	elt_status st;
 
 	if (!range)
@@ -207,12 +209,12 @@ elt_status elt_get_return_info(const elt_info *info, elt_range *range)
 	st = describable(info, 1);
 	if (st != ELT_OK)
 		return st;
-	if (elt_info_emitted(info)) {
+	if (emitted) {
 		size_t size = elt_info_function(info)->signature->ret->size;
 
-		if (size && !elt_info_emitted(info)->ret)
+		if (size && !emitted->ret)
 			return ELT_E_DATAINCOMPLETE;    /* the producer gave none */
-		*range = (elt_range){ size ? (uintptr_t)elt_info_emitted(info)->ret : 0, size };
+		*range = (elt_range){ size ? (uintptr_t)emitted->ret : 0, size };
 		return ELT_OK;
 	}
 	*range = value_range(info, &elt_info_function(info)->plan.ret);
