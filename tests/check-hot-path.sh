@@ -29,9 +29,12 @@ fi
 # path saves; the GOT and TOC; the compilers' helpers for thread pointers,
 # atomics and unwinding (ARM's __aeabi_*, AArch64's outlined atomics,
 # __atomic_*/__sync_* where the CPU lacks the width) and MinGW's
-# emulated TLS.
+# emulated TLS; and what an instrumented build adds (sanitizers,
+# coverage, profiling, the stack protector), whose plain build this test
+# also checks.
 bad=$($nm -u "$obj" | awk '{ print $NF }' |
 	grep -Ev '^(elt_|__errno_location$|__imp__errno$|_GLOBAL_OFFSET_TABLE_$|\.TOC\.$|__aeabi_|__aarch64_|__atomic_|__sync_|__emutls_)' |
+	grep -Ev '^(__(asan|ubsan|tsan|msan|hwasan|sanitizer|gcov|llvm_gcov|llvm_profile)_|_?mcount$|__fentry__$|__stack_chk_(fail|guard)$)' |
 	tr '\n' ' ')
 if [ -n "$bad" ]; then
 	echo "not ok 1 - the segment path calls outside the library: $bad($obj)"
