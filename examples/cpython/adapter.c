@@ -31,6 +31,7 @@
 
 #include <asyncelt.h>
 
+#include "gil-nudge.h"
 #include "pointer-map.h"
 
 struct adapter_counters adapter_counters;
@@ -539,6 +540,7 @@ void adapter_install(bool c_calls)
 	report_c_calls = c_calls;
 	running = true;
 	PyEval_SetProfile(profile_hook, NULL);
+	gil_nudge_start();
 }
 
 void adapter_uninstall(void)
@@ -547,6 +549,15 @@ void adapter_uninstall(void)
 	close_running_frames();
 	PyEval_SetProfile(NULL, NULL);
 	pointer_map_clear(&suspended);
+	/* Last: it lets the other threads run, which now see the stop. */
+	gil_nudge_stop();
+}
+
+void adapter_after_fork_child(void)
+{
+	gil_nudge_forget();
+	if (running)
+		gil_nudge_start();
 }
 
 bool adapter_running(void)

@@ -40,6 +40,9 @@ void adapter_install(bool c_calls);
  * sees their resumes as first segments). */
 void adapter_uninstall(void);
 bool adapter_running(void);
+/* In a child of fork(), from os.register_at_fork: the adapter's own
+ * thread (gil-nudge.c) was the parent's; a new one starts if running. */
+void adapter_after_fork_child(void);
 /* Code from files whose path starts with `prefix` (a str, or NULL for
  * none) is not reported: the profiler's own Python code. */
 void adapter_ignore_files(PyObject *prefix);

@@ -74,6 +74,14 @@ static PyObject *shutdown(PyObject *self, PyObject *unused)
 	return Py_BuildValue("(is)", (int)st, st == ELT_OK ? "" : elt_strerror(st));
 }
 
+static PyObject *after_fork_in_child(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	adapter_after_fork_child();
+	Py_RETURN_NONE;
+}
+
 static int set_count(PyObject *dict, const char *key, uint64_t value)
 {
 	PyObject *v = PyLong_FromUnsignedLongLong(value);
@@ -146,6 +154,9 @@ static PyMethodDef methods[] = {
 	{ "shutdown", shutdown, METH_NOARGS,
 	  "shutdown() -> (status, message): the plugins report; status 0 when "
 	  "their checks passed.  No start() after it." },
+	{ "after_fork_in_child", after_fork_in_child, METH_NOARGS,
+	  "For os.register_at_fork: the adapter's own thread starts anew in "
+	  "the child." },
 	{ "stats", stats, METH_NOARGS,
 	  "stats() -> dict: the library's invocation statistics and the "
 	  "adapter's counters." },

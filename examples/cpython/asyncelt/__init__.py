@@ -101,3 +101,4 @@ def _shutdown_at_exit():
 
 
 atexit.register(_shutdown_at_exit)
+os.register_at_fork(after_in_child=_asyncelt.after_fork_in_child)
