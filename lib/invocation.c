@@ -483,6 +483,10 @@ static void migrate_slot(struct table *t, _Atomic uintptr_t *slot)
 						      memory_order_acq_rel,
 						      memory_order_acquire))
 		;
+	if (word)
+		ELT_TEST_POINT(ELT_POINT_MIGRATE_FROZEN,
+			       atomic_load_explicit(&record_of(word)->continuation,
+						    memory_order_relaxed));
 	if (word && insert_into(t, record_of(word), 0) != 1 &&
 	    !overflow_put(record_of(word))) {
 		atomic_store_explicit(&record_of(word)->continuation, 0, memory_order_relaxed);
@@ -534,6 +538,7 @@ static int make_room(struct table *t)
 		sched_yield();          /* another thread maps the next one */
 		return 1;
 	}
+	ELT_TEST_POINT(ELT_POINT_GROWING, 0);
 	/* Only the holder of `growing` replaces a current table, so `t` is
 	 * either still current or was replaced by a thread that found it
 	 * full too and finished before this one got here: then there is
@@ -1136,6 +1141,92 @@ void elt_invocation_thread_forget(struct elt_thread_invocations *t)
 	/* Its records and stack are the parent's history: not counted, and
 	 * the records stay where they are, unused. */
 	unmap_stacks(t);
+}
+
+/*
+ * fork(): the child has only the thread that forked, which was not in
+ * this file (no thread forks from inside a segment).  Any other thread's
+ * step through the table stops there half done, forever: a `growing` or
+ * `popping` flag held, a word claimed in the overflow, a migration whose
+ * chunks were claimed but never finished, a slot frozen with its record
+ * on the way.  Waiting for such a step would stall the child (a resume
+ * meeting a frozen record or a claim yields until it is gone; a full
+ * table waits for the one who grows it).  So the child, alone, finishes
+ * or undoes each of them here.
+ */
+
+static int in_table(struct table *t, struct elt_invocation_record *r)
+{
+	struct place p = place_of(t, atomic_load_explicit(&r->continuation,
+							  memory_order_relaxed));
+	unsigned b, i;
+
+	for (b = 0; b < 2; b++)
+		for (i = 0; i < BUCKET; i++)
+			if (record_of(atomic_load_explicit(&t->slots[p.bucket[b] + i],
+							   memory_order_relaxed)) == r)
+				return 1;
+	return 0;
+}
+
+static int in_overflow(struct elt_invocation_record *r)
+{
+	unsigned i;
+
+	for (i = 0; i < OVERFLOW_SLOTS; i++)
+		if ((atomic_load_explicit(&overflow.slots[i], memory_order_relaxed) &
+		     ~CLAIMED) == (uintptr_t)r)
+			return 1;
+	return 0;
+}
+
+void elt_invocations_after_fork_child(void)
+{
+	struct table *t = atomic_load_explicit(&current_table, memory_order_acquire);
+	struct table *old = t ? atomic_load_explicit(&t->older, memory_order_acquire) : NULL;
+	unsigned held = 0;
+	size_t i;
+
+	atomic_flag_clear_explicit(&growing, memory_order_relaxed);
+	atomic_flag_clear_explicit(&popping, memory_order_relaxed);
+	/* A claim lets go of its record, which stays, unless its move back
+	 * into the table was done (overflow_rehome). */
+	for (i = 0; i < OVERFLOW_SLOTS; i++) {
+		_Atomic uintptr_t *slot = &overflow.slots[i];
+		uintptr_t word = atomic_load_explicit(slot, memory_order_relaxed);
+		struct elt_invocation_record *r = (struct elt_invocation_record *)(word & ~CLAIMED);
+
+		if ((word & CLAIMED) && t && in_table(t, r))
+			word = 0;
+		atomic_store_explicit(slot, word & ~CLAIMED, memory_order_relaxed);
+		held += word != 0;
+	}
+	/* A put may have counted a record it never stored. */
+	atomic_store_explicit(&overflow.overflowing, held, memory_order_relaxed);
+	if (!old)
+		return;
+	/* The whole migration, here: a slot not yet frozen moves as usual; a
+	 * frozen one still holding its record moves unless it arrived. */
+	for (i = 0; i <= old->mask; i++) {
+		_Atomic uintptr_t *slot = &old->slots[i];
+		uintptr_t word = atomic_load_explicit(slot, memory_order_relaxed);
+		struct elt_invocation_record *r = record_of(word);
+
+		if (!(word & FROZEN)) {
+			migrate_slot(t, slot);
+			continue;
+		}
+		if (r && atomic_load_explicit(&r->continuation, memory_order_relaxed) &&
+		    !in_table(t, r) && !in_overflow(r) && insert_into(t, r, 0) != 1 &&
+		    !overflow_put(r)) {
+			atomic_store_explicit(&r->continuation, 0, memory_order_relaxed);
+			atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);
+		}
+		atomic_store_explicit(slot, FROZEN, memory_order_relaxed);
+	}
+	atomic_store_explicit(&t->older, NULL, memory_order_release);
+	if (overflowing())
+		overflow_rehome(t);
 }
 
 void elt_invocations_init(void)

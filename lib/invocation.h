@@ -144,6 +144,9 @@ ELT_HIDDEN void elt_invocation_thread_exit(struct elt_thread_invocations *t);
 /* In a fork child, a thread that does not exist there (threads.c): what it
  * was running is the parent's, uncounted, and no resume waits for it. */
 ELT_HIDDEN void elt_invocation_thread_forget(struct elt_thread_invocations *t);
+/* In a fork child, once: what the threads that do not exist there left
+ * half done in the continuation table is finished or undone. */
+ELT_HIDDEN void elt_invocations_after_fork_child(void);
 /* At shutdown: one diagnostic per kind of trouble seen. */
 ELT_HIDDEN void elt_invocations_report(void);
 

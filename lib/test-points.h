@@ -1,9 +1,10 @@
 /*
  * Where a race in the continuation table can happen, named so that a test
  * can make it happen: in a build for tests only (ELT_TEST_HOOKS: the
- * library tests/test-continuation-race links), each point calls
- * elt_test_hook, which may run another thread's work right there.  In the
- * library itself the points are nothing.
+ * library tests/test-continuation-race and tests/test-fork-table link),
+ * each point calls elt_test_hook, which may run another thread's work
+ * right there, or hold this one there.  In the library itself the points
+ * are nothing.
  */
 #ifndef ELT_TEST_POINTS_H
 #define ELT_TEST_POINTS_H
@@ -17,6 +18,10 @@ enum elt_test_point {
 					   the overflow */
 	ELT_POINT_REHOME_CLAIMED,       /* a record claimed in the overflow is
 					   about to move back into the table */
+	ELT_POINT_MIGRATE_FROZEN,       /* a migration froze a slot holding a
+					   record, not yet moved */
+	ELT_POINT_GROWING,              /* a suspension holds `growing`, about
+					   to map a larger table (continuation 0) */
 };
 
 #if defined(ELT_TEST_HOOKS)

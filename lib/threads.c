@@ -69,7 +69,8 @@ static void thread_exiting(void *value)
  * thread that forked.  The others do not exist there: waiting for their
  * flags would stall its shutdown, and what they were running belongs to
  * the parent, so they are dropped with their invocation state, uncounted
- * (an invocation they suspended can still be resumed in the child). */
+ * (an invocation they suspended can still be resumed in the child), and
+ * what they left half done in the continuation table is repaired. */
 static void before_fork(void)
 {
 	pthread_mutex_lock(&threads_lock);
@@ -95,6 +96,7 @@ static void after_fork_child(void)
 	threads = self;
 	if (self)
 		self->prev = self->next = NULL;
+	elt_invocations_after_fork_child();
 	pthread_mutex_unlock(&threads_lock);
 }
 #endif

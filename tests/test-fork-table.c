@@ -1,0 +1,220 @@
+/*
+ * fork() while another thread is half way through a step of the
+ * continuation table: the child, which has only the forking thread, must
+ * neither stall nor lose a suspended invocation (lib/invocation.c,
+ * elt_invocations_after_fork_child).  Linked with the library's test
+ * points live (lib/test-points.h): a helper thread is held at the point,
+ * the main thread forks, and the child resumes everything suspended,
+ * then grows the table once more, with an alarm to end it if it stalls.
+ *
+ *  1. The helper holds `growing`, about to map a larger table: the child
+ *     must grow it itself.
+ *  2. The helper's migration froze a slot whose record has not moved:
+ *     the child's resume of it must find it.
+ *  3. The helper claimed a record in the overflow, on its way back into
+ *     the table: the child's resume of it must find it.
+ *
+ * In the parent the helper then goes on, and every resume there is right
+ * too.  64-bit ports only (tests/continuation-rounds.h).
+ */
+#include "tap.h"
+#include "continuation-rounds.h"
+#include "../lib/test-points.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHILD_SECONDS 20        /* a child still running then has stalled */
+
+static _Atomic enum elt_test_point hold_at;
+static _Atomic uint64_t hold_for;       /* the continuation; 0: any */
+static _Atomic int held, released, helper_done;
+static _Thread_local int is_helper;
+
+static void hook(enum elt_test_point point, uintptr_t continuation)
+{
+	uint64_t k = atomic_load(&hold_for);
+
+	if (!is_helper || atomic_load(&held) || point != atomic_load(&hold_at) ||
+	    (k && continuation != k))
+		return;
+	atomic_store(&held, 1);
+	while (!atomic_load(&released))
+		sched_yield();
+}
+
+/* The helper's work: a suspension, or the migration's next steps. */
+static uint64_t helper_suspends;
+static elt_invocation_id helper_id;
+static unsigned helper_steps;
+
+static void *helper(void *arg)
+{
+	(void)arg;
+	is_helper = 1;
+	if (helper_suspends)
+		suspend(helper_suspends, &helper_id);
+	else
+		drive(helper_steps);
+	atomic_store(&helper_done, 1);
+	return NULL;
+}
+
+/* Continuations the test suspended and has not resumed yet. */
+#define MAX_WAITING (4 * GROUP + 4)
+static uint64_t waiting[MAX_WAITING];
+static elt_invocation_id waiting_id[MAX_WAITING];
+static unsigned n_waiting;
+
+static void suspend_waiting(uint64_t k)
+{
+	suspend(k, &waiting_id[n_waiting]);
+	waiting[n_waiting++] = k;
+}
+
+/* Resumes them all: the wrong ones. */
+static unsigned resume_waiting(void)
+{
+	unsigned i, wrong = 0;
+
+	for (i = 0; i < n_waiting; i++)
+		wrong += !resume(waiting[i], waiting_id[i]);
+	n_waiting = 0;
+	return wrong;
+}
+
+/* The child's work: every suspended invocation resumed right, then a
+ * table of 2^bits slots made to grow: two buckets filled, one more. */
+static unsigned child_work(unsigned bits)
+{
+	const uint64_t mask = ((uint64_t)1 << bits) - 1;
+	unsigned i, wrong = resume_waiting();
+
+	for (i = 0; i <= GROUP; i++)
+		suspend_waiting(continuation_in(mask, 8 * STEP + 64, 9 * STEP + 64));
+	return wrong + resume_waiting();
+}
+
+/*
+ * Holds the helper at `point` (for continuation k, or any), forks, and
+ * runs child_work(bits) in the child; then lets the helper go on.  The
+ * verdict on the child: "" when it ended with every resume right, else
+ * what went wrong.
+ */
+static const char *fork_while_held(enum elt_test_point point, uint64_t k, unsigned bits)
+{
+	static char verdict[96];
+	pthread_t thread;
+	pid_t child;
+	int status;
+
+	atomic_store(&hold_at, point);
+	atomic_store(&hold_for, k);
+	atomic_store(&held, 0);
+	atomic_store(&released, 0);
+	atomic_store(&helper_done, 0);
+	if (pthread_create(&thread, NULL, helper, NULL) != 0)
+		tap_bail("pthread_create");
+	while (!atomic_load(&held)) {
+		if (atomic_load(&helper_done))
+			tap_bail("the helper never reached test point %d", (int)point);
+		sched_yield();
+	}
+	child = fork();
+	if (child == 0) {
+		alarm(CHILD_SECONDS);
+		_exit(child_work(bits) ? 1 : 0);
+	}
+	atomic_store(&released, 1);
+	pthread_join(thread, NULL);
+	if (child < 0 || waitpid(child, &status, 0) != child)
+		return "fork or waitpid failed";
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		snprintf(verdict, sizeof(verdict), "the child stalled: still running after %d s",
+			 CHILD_SECONDS);
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		snprintf(verdict, sizeof(verdict), "the child ended with status %#x "
+			 "(1: a resume was wrong)", status);
+	else
+		verdict[0] = 0;
+	return verdict;
+}
+
+int main(void)
+{
+	static struct round rd;
+	const char *verdict;
+	unsigned i, bits = ELT_TABLE_MIN_BITS, wrong = 0;
+	uint64_t mask;
+
+	if (sizeof(uintptr_t) < sizeof(uint64_t))
+		tap_skip_all("continuations are 32 bits here: the test places them by "
+			     "undoing a 64-bit hash");
+	tap_plan(5);
+	if (elt_plugin_add(&elt_plugin_remember, NULL) != ELT_OK ||
+	    elt_register_function(CONTINUATION_FN, "Forked", "v(K)", ELT_FUNCTION_ASYNC))
+		tap_bail("setup: %s", elt_last_error());
+	elt_test_hook = hook;
+
+	/* 1: two buckets full; the helper's next suspension there must grow
+	 * the table, and is held with `growing` */
+	mask = ((uint64_t)1 << bits) - 1;
+	for (i = 0; i < GROUP; i++)
+		suspend_waiting(continuation_in(mask, 5 * STEP, 6 * STEP));
+	helper_suspends = continuation_in(mask, 5 * STEP, 6 * STEP);
+	verdict = fork_while_held(ELT_POINT_GROWING, 0, bits);
+	ok(!*verdict, "1: forked while another thread grows the table: the child "
+	   "resumes all and grows it%s%s", *verdict ? ": " : "", verdict);
+	waiting[n_waiting] = helper_suspends;
+	waiting_id[n_waiting++] = helper_id;
+	helper_suspends = 0;
+	bits++;                         /* the helper grew it in the parent */
+	wrong += resume_waiting();
+
+	/* 2: the migration that growth began holds frozen records: finish
+	 * it, then grow again with records in a chunk the helper moves */
+	wrong += drive((unsigned)((((uint64_t)1 << bits) / 2) / STEP));
+	mask = ((uint64_t)1 << bits) - 1;
+	for (i = 0; i < GROUP; i++)
+		suspend_waiting(continuation_in(mask, 5 * STEP, 6 * STEP));
+	suspend_waiting(continuation_in(mask, 5 * STEP, 6 * STEP));   /* grows */
+	helper_steps = 8;               /* past chunk 5 */
+	verdict = fork_while_held(ELT_POINT_MIGRATE_FROZEN, 0, bits + 1);
+	ok(!*verdict, "2: forked while another thread moves a record: the child "
+	   "resumes all%s%s", *verdict ? ": " : "", verdict);
+	bits++;
+	wrong += resume_waiting();
+
+	/* 3: a round's movers wait in the overflow; the helper ends the
+	 * migration and is held with the first one claimed */
+	wrong += drive((unsigned)((((uint64_t)1 << bits) / 2) / STEP));
+	wrong += round_begin(&rd, 2, bits);
+	wrong += drive(1);
+	for (i = 0; i < GROUP; i++) {
+		waiting[i] = rd.mover[i];
+		waiting_id[i] = rd.mover_id[i];
+	}
+	waiting[GROUP] = rd.grow;
+	waiting_id[GROUP] = rd.grow_id;
+	n_waiting = GROUP + 1;
+	helper_steps = 1;
+	verdict = fork_while_held(ELT_POINT_REHOME_CLAIMED, rd.mover[0], bits + 1);
+	ok(!*verdict, "3: forked while another thread holds a record claimed in the "
+	   "overflow: the child resumes all%s%s", *verdict ? ": " : "", verdict);
+	wrong += resume_waiting();
+
+	is_int(wrong, 0, "in the parent, every resume has its call's id");
+	{
+		elt_invocation_stats s;
+
+		elt_get_invocation_stats(&s);
+		ok(s.orphan_resumes == 0 && s.unpublished == 0,
+		   "in the parent, no orphan and none unpublished (%llu, %llu)",
+		   (unsigned long long)s.orphan_resumes, (unsigned long long)s.unpublished);
+	}
+	return tap_done();
+}
