@@ -7,6 +7,7 @@
  * no lock.
  */
 #include "internal.h"
+#include "owned-mutex.h"
 #include "plugin-spec.h"
 
 #include <pthread.h>
@@ -44,7 +45,32 @@ _Static_assert(ELT_PLUGINS_FLOAT == ELT_PLUGINS_FLOAT_BIT << (8 * ELT_PLUGINS_FL
 	       "the helpers' byte test is the bit (little-endian)");
 _Atomic unsigned char elt_armed;
 _Atomic int elt_stopped;
-static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct elt_owned_mutex plugin_lock = ELT_OWNED_MUTEX_INITIALIZER;
+static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
+
+#if !defined(_WIN32)
+/* fork(): a plugin another thread was adding (or the stop it was raising)
+ * stays half done in the child, with the lock held; the lock is made
+ * anew.  A plugin not yet counted is not there, its slot free for the
+ * next one; a counted one is whole. */
+static void after_fork_child(void)
+{
+	elt_owned_mutex_reset(&plugin_lock);
+}
+#endif
+
+static void watch_forks(void)
+{
+#if !defined(_WIN32)
+	pthread_atfork(NULL, NULL, after_fork_child);
+#endif
+}
+
+static void lock_plugins(void)
+{
+	pthread_once(&fork_watch, watch_forks);
+	elt_owned_lock(&plugin_lock);
+}
 
 /* A field of the descriptor, or NULL when the plugin was built before the
  * field was appended. */
@@ -151,15 +177,15 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	if (st != ELT_OK)
 		return st;
 
-	pthread_mutex_lock(&plugin_lock);
+	lock_plugins();
 	if (atomic_load_explicit(&elt_stopped, memory_order_relaxed)) {
-		pthread_mutex_unlock(&plugin_lock);
+		elt_owned_unlock(&plugin_lock);
 		return elt_set_error(ELT_E_STATE, "plugin %s: the library has shut down", who);
 	}
 	state = atomic_load_explicit(&elt_plugins_state, memory_order_relaxed);
 	n = state & ELT_PLUGINS_COUNT_MASK;
 	if (n == ELT_MAX_PLUGINS) {
-		pthread_mutex_unlock(&plugin_lock);
+		elt_owned_unlock(&plugin_lock);
 		return elt_set_error(ELT_E_LIMIT, "plugin %s: %d plugins are in use already",
 				     who, ELT_MAX_PLUGINS);
 	}
@@ -186,7 +212,7 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 
 			snprintf(reason, sizeof(reason), "%s",
 				 *elt_last_error() ? elt_last_error() : elt_strerror(st));
-			pthread_mutex_unlock(&plugin_lock);
+			elt_owned_unlock(&plugin_lock);
 			return elt_set_error(st, "plugin %s refused its options \"%s\": %s",
 					     who, options ? options : "", reason);
 		}
@@ -208,7 +234,7 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	atomic_store_explicit(&elt_plugins_state, state, memory_order_release);
 	atomic_store_explicit(&elt_armed, 1, memory_order_release);
 	elt_registry_unlock();
-	pthread_mutex_unlock(&plugin_lock);
+	elt_owned_unlock(&plugin_lock);
 	return ELT_OK;
 }
 
@@ -382,12 +408,12 @@ void elt_plugins_stop(void)
 {
 	/* With both locks no plugin is being added and no function_added
 	 * runs while the stop goes up. */
-	pthread_mutex_lock(&plugin_lock);
+	lock_plugins();
 	elt_registry_lock();
 	atomic_store(&elt_stopped, 1);
 	atomic_store(&elt_armed, 0);
 	elt_registry_unlock();
-	pthread_mutex_unlock(&plugin_lock);
+	elt_owned_unlock(&plugin_lock);
 }
 
 /* The slot whose fini runs now, -1 outside elt_plugins_fini(): one

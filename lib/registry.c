@@ -7,12 +7,14 @@
  */
 #include "config.h"
 #include "internal.h"
+#include "owned-mutex.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct elt_owned_mutex registry_lock = ELT_OWNED_MUTEX_INITIALIZER;
+static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
 /* Told of each new function before it can be looked up (registry lock
  * held); set by the layer above once it has someone to tell. */
 static void (*announce)(struct elt_function *);
@@ -27,6 +29,23 @@ static uint32_t registered;
  * release store, walked without it. */
 static struct elt_function *_Atomic first_registered;
 static struct elt_function *_Atomic *last_registered = &first_registered;
+
+#if !defined(_WIN32)
+static void after_fork_child(void);
+#endif
+
+static void watch_forks(void)
+{
+#if !defined(_WIN32)
+	pthread_atfork(NULL, NULL, after_fork_child);
+#endif
+}
+
+static void lock(void)
+{
+	pthread_once(&fork_watch, watch_forks);
+	elt_owned_lock(&registry_lock);
+}
 
 static struct elt_registry_table *table_new(uint32_t capacity)
 {
@@ -181,16 +200,16 @@ elt_status elt_register_function(elt_function_id id, const char *name,
 		return st;
 	}
 
-	pthread_mutex_lock(&registry_lock);
+	lock();
 	if (elt_registry_lookup(id)) {
-		pthread_mutex_unlock(&registry_lock);
+		elt_owned_unlock(&registry_lock);
 		function_free(fn);
 		return elt_set_error(ELT_E_EXISTS,
 				     "function id %#lx ('%s') is registered already",
 				     (unsigned long)id, name);
 	}
 	if (!reserve()) {
-		pthread_mutex_unlock(&registry_lock);
+		elt_owned_unlock(&registry_lock);
 		function_free(fn);
 		return elt_set_error(ELT_E_NO_MEMORY, "out of memory registering '%s'", name);
 	}
@@ -201,7 +220,7 @@ elt_status elt_register_function(elt_function_id id, const char *name,
 	if (announce)
 		announce(fn);
 	table_put(atomic_load_explicit(&elt_registry_current, memory_order_relaxed), fn);
-	pthread_mutex_unlock(&registry_lock);
+	elt_owned_unlock(&registry_lock);
 	return ELT_OK;
 }
 
@@ -214,12 +233,12 @@ const elt_function_desc *elt_find_function(elt_function_id id)
 
 void elt_registry_lock(void)
 {
-	pthread_mutex_lock(&registry_lock);
+	lock();
 }
 
 void elt_registry_unlock(void)
 {
-	pthread_mutex_unlock(&registry_lock);
+	elt_owned_unlock(&registry_lock);
 }
 
 void elt_registry_announce_to(void (*fn)(struct elt_function *))
@@ -235,3 +254,30 @@ void elt_registry_foreach(void (*fn)(struct elt_function *, void *), void *arg)
 	     f = atomic_load_explicit(&f->next_registered, memory_order_acquire))
 		fn(f, arg);
 }
+
+#if !defined(_WIN32)
+/*
+ * fork(): the child has only the forking thread.  A registration another
+ * thread was making (or a plugin being added, which holds this lock too)
+ * stays half done there, with the lock held.  The lock is made anew, and
+ * the registration finished as far as it matters: the newest function in
+ * the list is the last, and in the table.  Its plugins may not have been
+ * told of it: its segments then reach them without their data for it, as
+ * when their function_added finds no memory.
+ */
+static void after_fork_child(void)
+{
+	struct elt_function *fn, *newest = NULL;
+
+	if (!elt_owned_mutex_reset(&registry_lock))
+		return;
+	for (fn = atomic_load_explicit(&first_registered, memory_order_relaxed); fn;
+	     fn = atomic_load_explicit(&fn->next_registered, memory_order_relaxed))
+		newest = fn;
+	last_registered = newest ? &newest->next_registered : &first_registered;
+	registered = newest ? newest->desc.index + 1 : 0;
+	if (newest && elt_registry_lookup(newest->desc.id) != newest && reserve())
+		table_put(atomic_load_explicit(&elt_registry_current, memory_order_relaxed),
+			  newest);
+}
+#endif

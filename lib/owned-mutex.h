@@ -1,0 +1,54 @@
+/*
+ * A mutex that knows its holder, for the library's rare steps (a function
+ * registered, a plugin added) and for what fork() leaves of them.  The
+ * child of fork() has only the thread that forked: a lock another thread
+ * held at that moment stays held there, and the child's next
+ * registration would wait for it forever.  elt_owned_mutex_reset(), from
+ * a pthread_atfork child handler, makes such a lock anew and says so, so
+ * that the caller can finish or undo the step its holder left half done.
+ * A lock that the forking thread holds itself (a plugin's init that
+ * forks) stays as it is: its holder carries on in the child.
+ */
+#ifndef ELT_OWNED_MUTEX_H
+#define ELT_OWNED_MUTEX_H
+
+#include <pthread.h>
+
+struct elt_owned_mutex {
+	pthread_mutex_t mutex;
+	pthread_t owner;                /* while held */
+	int held;                       /* under the mutex */
+};
+#define ELT_OWNED_MUTEX_INITIALIZER { .mutex = PTHREAD_MUTEX_INITIALIZER }
+
+static inline void elt_owned_lock(struct elt_owned_mutex *m)
+{
+	pthread_mutex_lock(&m->mutex);
+	m->owner = pthread_self();
+	m->held = 1;
+}
+
+static inline void elt_owned_unlock(struct elt_owned_mutex *m)
+{
+	m->held = 0;
+	pthread_mutex_unlock(&m->mutex);
+}
+
+/* In a fork child only: 1 when another thread held it, 0 when it was free
+ * or the forking thread holds it.  Free afterwards in the first case. */
+static inline int elt_owned_mutex_reset(struct elt_owned_mutex *m)
+{
+	if (pthread_mutex_trylock(&m->mutex) == 0) {
+		pthread_mutex_unlock(&m->mutex);
+		return 0;
+	}
+	/* Held: by this thread only if it got as far as saying so, since it
+	 * could not fork in between. */
+	if (m->held && pthread_equal(m->owner, pthread_self()))
+		return 0;
+	pthread_mutex_init(&m->mutex, NULL);
+	m->held = 0;
+	return 1;
+}
+
+#endif
