@@ -7,23 +7,19 @@
  *     the child registers another, and finds both.
  *  2. A plugin being added, its init running: the child adds another.
  *
- * Each child has an alarm: one still running after CHILD_SECONDS has
+ * Each child has an alarm (fork-child.h): one still running then has
  * stalled.
  */
 #define ELT_PLUGIN_STATIC 1
 #include "tap.h"
+#include "fork-child.h"
 
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#define CHILD_SECONDS 10
 
 static const elt_function_id SLOW = 0x30, FRESH = 0x31, LATER = 0x32;
 static atomic_int held, released;
@@ -70,14 +66,11 @@ static void *add_slow_starter(void *arg)
 	return NULL;
 }
 
-/* Runs `helper` until it is held, forks, lets it go; the child's exit
- * status after child(), or a note of how it ended otherwise. */
+/* Runs `helper` until it is held, forks, runs child() in the child, lets
+ * the helper go on; the verdict on the child (fork-child.h). */
 static const char *fork_while_held(void *(*helper)(void *), int (*child)(void))
 {
-	static char verdict[80];
 	pthread_t thread;
-	pid_t pid;
-	int status;
 
 	atomic_store(&held, 0);
 	atomic_store(&released, 0);
@@ -85,23 +78,7 @@ static const char *fork_while_held(void *(*helper)(void *), int (*child)(void))
 		tap_bail("pthread_create");
 	while (!atomic_load(&held))
 		sched_yield();
-	pid = fork();
-	if (pid == 0) {
-		alarm(CHILD_SECONDS);
-		_exit(child());
-	}
-	atomic_store(&released, 1);
-	pthread_join(thread, NULL);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return "fork or waitpid failed";
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-		snprintf(verdict, sizeof(verdict), "the child stalled: still running after %d s",
-			 CHILD_SECONDS);
-	else if (!WIFEXITED(status) || WEXITSTATUS(status))
-		snprintf(verdict, sizeof(verdict), "the child ended with status %#x", status);
-	else
-		verdict[0] = 0;
-	return verdict;
+	return fork_and_judge(child, &released, thread);
 }
 
 /* 0, or 1 + which check failed. */

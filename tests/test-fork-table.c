@@ -19,20 +19,16 @@
  */
 #include "tap.h"
 #include "continuation-rounds.h"
+#include "fork-child.h"
 #include "../lib/test-points.h"
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#define CHILD_SECONDS 20        /* a child still running then has stalled */
 
 static _Atomic enum elt_test_point hold_at;
 static _Atomic uint64_t hold_for;       /* the continuation; 0: any */
-static _Atomic int held, released, helper_done;
+static atomic_int held, released, helper_done;
 static _Thread_local int is_helper;
 
 static void hook(enum elt_test_point point, uintptr_t continuation)
@@ -87,30 +83,29 @@ static unsigned resume_waiting(void)
 	return wrong;
 }
 
-/* The child's work: every suspended invocation resumed right, then a
- * table of 2^bits slots made to grow: two buckets filled, one more. */
-static unsigned child_work(unsigned bits)
+/* The child's work: every suspended invocation resumed right, then the
+ * table, of 2^child_bits slots, made to grow: two buckets filled, one
+ * more.  0 when every resume was right. */
+static unsigned child_bits;
+
+static int child_work(void)
 {
-	const uint64_t mask = ((uint64_t)1 << bits) - 1;
+	const uint64_t mask = ((uint64_t)1 << child_bits) - 1;
 	unsigned i, wrong = resume_waiting();
 
 	for (i = 0; i <= GROUP; i++)
 		suspend_waiting(continuation_in(mask, 8 * STEP + 64, 9 * STEP + 64));
-	return wrong + resume_waiting();
+	return wrong + resume_waiting() != 0;
 }
 
 /*
  * Holds the helper at `point` (for continuation k, or any), forks, and
- * runs child_work(bits) in the child; then lets the helper go on.  The
- * verdict on the child: "" when it ended with every resume right, else
- * what went wrong.
+ * runs child_work() in the child on a table of 2^bits slots; then lets
+ * the helper go on.  The verdict on the child (fork-child.h).
  */
 static const char *fork_while_held(enum elt_test_point point, uint64_t k, unsigned bits)
 {
-	static char verdict[96];
 	pthread_t thread;
-	pid_t child;
-	int status;
 
 	atomic_store(&hold_at, point);
 	atomic_store(&hold_for, k);
@@ -124,24 +119,8 @@ static const char *fork_while_held(enum elt_test_point point, uint64_t k, unsign
 			tap_bail("the helper never reached test point %d", (int)point);
 		sched_yield();
 	}
-	child = fork();
-	if (child == 0) {
-		alarm(CHILD_SECONDS);
-		_exit(child_work(bits) ? 1 : 0);
-	}
-	atomic_store(&released, 1);
-	pthread_join(thread, NULL);
-	if (child < 0 || waitpid(child, &status, 0) != child)
-		return "fork or waitpid failed";
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-		snprintf(verdict, sizeof(verdict), "the child stalled: still running after %d s",
-			 CHILD_SECONDS);
-	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		snprintf(verdict, sizeof(verdict), "the child ended with status %#x "
-			 "(1: a resume was wrong)", status);
-	else
-		verdict[0] = 0;
-	return verdict;
+	child_bits = bits;
+	return fork_and_judge(child_work, &released, thread);
 }
 
 int main(void)
