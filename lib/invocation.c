@@ -467,6 +467,9 @@ static void overflow_rehome(struct table *t)
 			       atomic_load_explicit(&((struct elt_invocation_record *)word)->
 						    continuation, memory_order_relaxed));
 		if (insert_into(t, (struct elt_invocation_record *)word, 0) == 1) {
+			ELT_TEST_POINT(ELT_POINT_REHOME_INSERTED,
+				       atomic_load_explicit(&((struct elt_invocation_record *)word)->
+							    continuation, memory_order_relaxed));
 			atomic_fetch_add_explicit(&overflow.rehomed, 1, memory_order_release);
 			overflow_remove(slot);
 		} else
@@ -1169,15 +1172,32 @@ static int in_table(struct table *t, struct elt_invocation_record *r)
 	return 0;
 }
 
-static int in_overflow(struct elt_invocation_record *r)
+/* Whether `r` is in an overflow slot other than `except`. */
+static int in_overflow(struct elt_invocation_record *r, const _Atomic uintptr_t *except)
 {
 	unsigned i;
 
 	for (i = 0; i < OVERFLOW_SLOTS; i++)
-		if ((atomic_load_explicit(&overflow.slots[i], memory_order_relaxed) &
+		if (&overflow.slots[i] != except &&
+		    (atomic_load_explicit(&overflow.slots[i], memory_order_relaxed) &
 		     ~CLAIMED) == (uintptr_t)r)
 			return 1;
 	return 0;
+}
+
+/* Whether the record of a word claimed in the overflow at the fork still
+ * waits there, and only there.  Its claimer may have been a resume
+ * looking (the record stays), or a move back into the table
+ * (overflow_rehome) that had inserted it already, into `t` or into the
+ * table that has grown into `t` since; a resume may even have taken it
+ * out of the table since (its continuation is 0), or a new suspension
+ * of the same record published it again. */
+static int claimed_still_waits(struct table *t, struct table *old,
+			       struct elt_invocation_record *r,
+			       const _Atomic uintptr_t *slot)
+{
+	return atomic_load_explicit(&r->continuation, memory_order_relaxed) &&
+	       !(t && in_table(t, r)) && !(old && in_table(old, r)) && !in_overflow(r, slot);
 }
 
 void elt_invocations_after_fork_child(void)
@@ -1189,14 +1209,13 @@ void elt_invocations_after_fork_child(void)
 
 	atomic_flag_clear_explicit(&growing, memory_order_relaxed);
 	atomic_flag_clear_explicit(&popping, memory_order_relaxed);
-	/* A claim lets go of its record, which stays, unless its move back
-	 * into the table was done (overflow_rehome). */
+	/* A claim lets go of its record, which stays if it still waits there. */
 	for (i = 0; i < OVERFLOW_SLOTS; i++) {
 		_Atomic uintptr_t *slot = &overflow.slots[i];
 		uintptr_t word = atomic_load_explicit(slot, memory_order_relaxed);
 		struct elt_invocation_record *r = (struct elt_invocation_record *)(word & ~CLAIMED);
 
-		if ((word & CLAIMED) && t && in_table(t, r))
+		if ((word & CLAIMED) && !claimed_still_waits(t, old, r, slot))
 			word = 0;
 		atomic_store_explicit(slot, word & ~CLAIMED, memory_order_relaxed);
 		held += word != 0;
@@ -1217,7 +1236,7 @@ void elt_invocations_after_fork_child(void)
 			continue;
 		}
 		if (r && atomic_load_explicit(&r->continuation, memory_order_relaxed) &&
-		    !in_table(t, r) && !in_overflow(r) && insert_into(t, r, 0) != 1 &&
+		    !in_table(t, r) && !in_overflow(r, NULL) && insert_into(t, r, 0) != 1 &&
 		    !overflow_put(r)) {
 			atomic_store_explicit(&r->continuation, 0, memory_order_relaxed);
 			atomic_fetch_add_explicit(&unpublished, 1, memory_order_relaxed);

@@ -22,6 +22,8 @@ enum elt_test_point {
 					   record, not yet moved */
 	ELT_POINT_GROWING,              /* a suspension holds `growing`, about
 					   to map a larger table (continuation 0) */
+	ELT_POINT_REHOME_INSERTED,      /* a record claimed in the overflow is
+					   in the table, still in the overflow */
 };
 
 #if defined(ELT_TEST_HOOKS)

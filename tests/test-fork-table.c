@@ -13,9 +13,18 @@
  *     the child's resume of it must find it.
  *  3. The helper claimed a record in the overflow, on its way back into
  *     the table: the child's resume of it must find it.
+ *  4. The helper's move back into the table inserted the record, still
+ *     claimed in the overflow, and the table grew since: the child must
+ *     keep one copy, or the record's next suspension, which drops stale
+ *     copies of its continuation, drops itself.
+ *  5. The same, the record resumed before the fork: the child must drop
+ *     the claimed copy, or a move back inserts the record again once a
+ *     suspension in the child has reused it.
  *
- * In the parent the helper then goes on, and every resume there is right
- * too.  64-bit ports only (tests/continuation-rounds.h).
+ * Each child then suspends a continuation again (a coroutine's next
+ * await), grows the table and finishes that migration.  In the parent
+ * the helper then goes on, and every resume there is right too.  64-bit
+ * ports only (tests/continuation-rounds.h).
  */
 #include "tap.h"
 #include "continuation-rounds.h"
@@ -72,38 +81,66 @@ static void suspend_waiting(uint64_t k)
 	waiting[n_waiting++] = k;
 }
 
-/* Resumes them all: the wrong ones. */
+/* Resumes them all, newest first: the wrong ones.  The first one's
+ * record is the next suspension's (a thread's free list is a stack). */
 static unsigned resume_waiting(void)
 {
-	unsigned i, wrong = 0;
+	unsigned wrong = 0;
 
-	for (i = 0; i < n_waiting; i++)
-		wrong += !resume(waiting[i], waiting_id[i]);
-	n_waiting = 0;
+	while (n_waiting > 0) {
+		n_waiting--;
+		wrong += !resume(waiting[n_waiting], waiting_id[n_waiting]);
+	}
 	return wrong;
 }
 
-/* The child's work: every suspended invocation resumed right, then the
- * table, of 2^child_bits slots, made to grow: two buckets filled, one
- * more.  0 when every resume was right. */
-static unsigned child_bits;
-
-static int child_work(void)
+/* Grows the table, of 2^bits slots: two buckets filled, one more. */
+static void grow(unsigned bits)
 {
-	const uint64_t mask = ((uint64_t)1 << child_bits) - 1;
-	unsigned i, wrong = resume_waiting();
+	const uint64_t mask = ((uint64_t)1 << bits) - 1;
+	unsigned i;
 
 	for (i = 0; i <= GROUP; i++)
 		suspend_waiting(continuation_in(mask, 8 * STEP + 64, 9 * STEP + 64));
+}
+
+/*
+ * The child's work, on a table of 2^child_bits slots: every suspended
+ * invocation resumed right; `again` suspended anew, before the resumes
+ * (`again_first`: it takes the record freed last before the fork) or
+ * after them; the table grown and its migration finished; `again`
+ * resumed, suspended and resumed.  0 when every resume was right.
+ */
+static unsigned child_bits;
+static uint64_t again;
+static int again_first;
+
+static int child_work(void)
+{
+	elt_invocation_id id = 0;
+	unsigned wrong = 0;
+
+	if (again_first)
+		suspend(again, &id);
+	wrong += resume_waiting();
+	if (!again_first)
+		suspend(again, &id);
+	grow(child_bits);
+	wrong += drive((unsigned)((((uint64_t)1 << child_bits) / STEP) + 1));
+	wrong += !resume(again, id);
+	suspend(again, &id);
+	wrong += !resume(again, id);
 	return wrong + resume_waiting() != 0;
 }
 
 /*
- * Holds the helper at `point` (for continuation k, or any), forks, and
- * runs child_work() in the child on a table of 2^bits slots; then lets
- * the helper go on.  The verdict on the child (fork-child.h).
+ * Holds the helper at `point` (for continuation k, or any), runs
+ * meanwhile() if any, forks, and runs child_work() in the child on a
+ * table of 2^bits slots; then lets the helper go on.  The verdict on the
+ * child (fork-child.h).
  */
-static const char *fork_while_held(enum elt_test_point point, uint64_t k, unsigned bits)
+static const char *fork_while_held(enum elt_test_point point, uint64_t k,
+				   void (*meanwhile)(void), unsigned bits)
 {
 	pthread_t thread;
 
@@ -119,60 +156,32 @@ static const char *fork_while_held(enum elt_test_point point, uint64_t k, unsign
 			tap_bail("the helper never reached test point %d", (int)point);
 		sched_yield();
 	}
+	if (meanwhile)
+		meanwhile();
 	child_bits = bits;
 	return fork_and_judge(child_work, &released, thread);
 }
 
-int main(void)
+/* What the main thread does while the helper is held, in 4 and 5. */
+static unsigned meanwhile_bits, meanwhile_wrong;
+static struct round rd;
+
+static void grow_meanwhile(void)
 {
-	static struct round rd;
-	const char *verdict;
-	unsigned i, bits = ELT_TABLE_MIN_BITS, wrong = 0;
-	uint64_t mask;
+	grow(meanwhile_bits);
+}
 
-	if (sizeof(uintptr_t) < sizeof(uint64_t))
-		tap_skip_all("continuations are 32 bits here: the test places them by "
-			     "undoing a 64-bit hash");
-	tap_plan(5);
-	if (elt_plugin_add(&elt_plugin_remember, NULL) != ELT_OK ||
-	    elt_register_function(CONTINUATION_FN, "Forked", "v(K)", ELT_FUNCTION_ASYNC))
-		tap_bail("setup: %s", elt_last_error());
-	elt_test_hook = hook;
+static void resume_meanwhile(void)
+{
+	meanwhile_wrong += !resume(rd.mover[0], rd.mover_id[0]);
+}
 
-	/* 1: two buckets full; the helper's next suspension there must grow
-	 * the table, and is held with `growing` */
-	mask = ((uint64_t)1 << bits) - 1;
-	for (i = 0; i < GROUP; i++)
-		suspend_waiting(continuation_in(mask, 5 * STEP, 6 * STEP));
-	helper_suspends = continuation_in(mask, 5 * STEP, 6 * STEP);
-	verdict = fork_while_held(ELT_POINT_GROWING, 0, bits);
-	ok(!*verdict, "1: forked while another thread grows the table: the child "
-	   "resumes all and grows it%s%s", *verdict ? ": " : "", verdict);
-	waiting[n_waiting] = helper_suspends;
-	waiting_id[n_waiting++] = helper_id;
-	helper_suspends = 0;
-	bits++;                         /* the helper grew it in the parent */
-	wrong += resume_waiting();
+/* A round's movers in the overflow, one step of the migration left for
+ * the helper, which ends it: the waiting list is the round's. */
+static unsigned round_for_the_helper(unsigned r, unsigned bits)
+{
+	unsigned i, wrong = round_begin(&rd, r, bits) + drive(1);
 
-	/* 2: the migration that growth began holds frozen records: finish
-	 * it, then grow again with records in a chunk the helper moves */
-	wrong += drive((unsigned)((((uint64_t)1 << bits) / 2) / STEP));
-	mask = ((uint64_t)1 << bits) - 1;
-	for (i = 0; i < GROUP; i++)
-		suspend_waiting(continuation_in(mask, 5 * STEP, 6 * STEP));
-	suspend_waiting(continuation_in(mask, 5 * STEP, 6 * STEP));   /* grows */
-	helper_steps = 8;               /* past chunk 5 */
-	verdict = fork_while_held(ELT_POINT_MIGRATE_FROZEN, 0, bits + 1);
-	ok(!*verdict, "2: forked while another thread moves a record: the child "
-	   "resumes all%s%s", *verdict ? ": " : "", verdict);
-	bits++;
-	wrong += resume_waiting();
-
-	/* 3: a round's movers wait in the overflow; the helper ends the
-	 * migration and is held with the first one claimed */
-	wrong += drive((unsigned)((((uint64_t)1 << bits) / 2) / STEP));
-	wrong += round_begin(&rd, 2, bits);
-	wrong += drive(1);
 	for (i = 0; i < GROUP; i++) {
 		waiting[i] = rd.mover[i];
 		waiting_id[i] = rd.mover_id[i];
@@ -181,10 +190,91 @@ int main(void)
 	waiting_id[GROUP] = rd.grow_id;
 	n_waiting = GROUP + 1;
 	helper_steps = 1;
-	verdict = fork_while_held(ELT_POINT_REHOME_CLAIMED, rd.mover[0], bits + 1);
+	return wrong;
+}
+
+/* Drives the migration of a table that grew to 2^bits slots to its end. */
+static unsigned finish_migration(unsigned bits)
+{
+	return drive((unsigned)((((uint64_t)1 << bits) / 2) / STEP));
+}
+
+int main(void)
+{
+	const char *verdict;
+	unsigned i, bits = ELT_TABLE_MIN_BITS, wrong = 0;
+	uint64_t mask;
+
+	if (sizeof(uintptr_t) < sizeof(uint64_t))
+		tap_skip_all("continuations are 32 bits here: the test places them by "
+			     "undoing a 64-bit hash");
+	tap_plan(7);
+	if (elt_plugin_add(&elt_plugin_remember, NULL) != ELT_OK ||
+	    elt_register_function(CONTINUATION_FN, "Forked", "v(K)", ELT_FUNCTION_ASYNC))
+		tap_bail("setup: %s", elt_last_error());
+	elt_test_hook = hook;
+	again = continuation_in(0xffff, 64, 128);
+
+	/* 1: two buckets full; the helper's next suspension there must grow
+	 * the table, and is held with `growing` */
+	mask = ((uint64_t)1 << bits) - 1;
+	for (i = 0; i < GROUP; i++)
+		suspend_waiting(continuation_in(mask, 5 * STEP, 6 * STEP));
+	helper_suspends = continuation_in(mask, 5 * STEP, 6 * STEP);
+	verdict = fork_while_held(ELT_POINT_GROWING, 0, NULL, bits);
+	ok(!*verdict, "1: forked while another thread grows the table: the child "
+	   "resumes all and grows it%s%s", *verdict ? ": " : "", verdict);
+	waiting[n_waiting] = helper_suspends;
+	waiting_id[n_waiting++] = helper_id;
+	helper_suspends = 0;
+	bits++;                         /* the helper grew it in the parent */
+	wrong += resume_waiting() + finish_migration(bits);
+
+	/* 2: grown again, with records in a chunk the helper moves */
+	mask = ((uint64_t)1 << bits) - 1;
+	for (i = 0; i <= GROUP; i++)    /* the last grows it */
+		suspend_waiting(continuation_in(mask, 5 * STEP, 6 * STEP));
+	helper_steps = 8;               /* past chunk 5 */
+	verdict = fork_while_held(ELT_POINT_MIGRATE_FROZEN, 0, NULL, bits + 1);
+	ok(!*verdict, "2: forked while another thread moves a record: the child "
+	   "resumes all%s%s", *verdict ? ": " : "", verdict);
+	bits++;
+	wrong += resume_waiting() + finish_migration(bits);
+
+	/* 3: a round's movers wait in the overflow; the helper ends the
+	 * migration and is held with the first one claimed */
+	wrong += round_for_the_helper(2, bits);
+	verdict = fork_while_held(ELT_POINT_REHOME_CLAIMED, rd.mover[0], NULL, bits + 1);
 	ok(!*verdict, "3: forked while another thread holds a record claimed in the "
 	   "overflow: the child resumes all%s%s", *verdict ? ": " : "", verdict);
+	bits++;
 	wrong += resume_waiting();
+
+	/* 4: held with the first one back in the table and still claimed;
+	 * meanwhile the table grows */
+	wrong += round_for_the_helper(3, bits);
+	bits++;
+	meanwhile_bits = bits;
+	again = rd.mover[0];            /* its next suspension */
+	verdict = fork_while_held(ELT_POINT_REHOME_INSERTED, rd.mover[0], grow_meanwhile,
+				  bits + 1);
+	ok(!*verdict, "4: ... back in the table, which grew since: the child keeps one "
+	   "copy%s%s", *verdict ? ": " : "", verdict);
+	bits++;
+	wrong += resume_waiting() + finish_migration(bits);
+
+	/* 5: the same, and meanwhile the first one resumes */
+	wrong += round_for_the_helper(4, bits);
+	bits++;
+	waiting[0] = waiting[--n_waiting];      /* mover 0 resumes meanwhile */
+	waiting_id[0] = waiting_id[n_waiting];
+	again = rd.mover[0];
+	again_first = 1;
+	verdict = fork_while_held(ELT_POINT_REHOME_INSERTED, rd.mover[0], resume_meanwhile,
+				  bits);
+	ok(!*verdict, "5: ... back in the table and resumed since: the child drops the "
+	   "claimed copy%s%s", *verdict ? ": " : "", verdict);
+	wrong += resume_waiting() + meanwhile_wrong;
 
 	is_int(wrong, 0, "in the parent, every resume has its call's id");
 	{
