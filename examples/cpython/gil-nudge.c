@@ -31,19 +31,24 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define NUDGE_INTERVAL_MS 100
 
 #if PY_VERSION_HEX < 0x030C0000
 
-static struct {
+/* One per thread started: a stop lets go of it (with the GIL, which
+ * orders starts and stops) before it waits for the thread's end, so a
+ * start meanwhile makes a new one and shares nothing with the old. */
+struct nudge {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;            /* on CLOCK_MONOTONIC */
 	pthread_t thread;
-	bool running;                   /* the thread exists */
 	bool stopping;
-} nudge = { .lock = PTHREAD_MUTEX_INITIALIZER };
+};
+
+static struct nudge *running;          /* under the GIL */
 
 static void deadline_after(struct timespec *at, long ms)
 {
@@ -56,26 +61,26 @@ static void deadline_after(struct timespec *at, long ms)
 	}
 }
 
-static void *nudge_loop(void *unused)
+static void *nudge_loop(void *arg)
 {
+	struct nudge *n = arg;
 	/* Its own thread state, made and freed here, so that it carries
 	 * this thread's id. */
 	PyGILState_STATE gil = PyGILState_Ensure();
 	PyThreadState *self = PyEval_SaveThread();
 	struct timespec at;
 
-	(void)unused;
-	pthread_mutex_lock(&nudge.lock);
-	while (!nudge.stopping) {
+	pthread_mutex_lock(&n->lock);
+	while (!n->stopping) {
 		deadline_after(&at, NUDGE_INTERVAL_MS);
-		if (pthread_cond_timedwait(&nudge.wake, &nudge.lock, &at) != ETIMEDOUT)
+		if (pthread_cond_timedwait(&n->wake, &n->lock, &at) != ETIMEDOUT)
 			continue;
-		pthread_mutex_unlock(&nudge.lock);
+		pthread_mutex_unlock(&n->lock);
 		PyEval_RestoreThread(self);     /* the GIL, and straight back */
 		self = PyEval_SaveThread();
-		pthread_mutex_lock(&nudge.lock);
+		pthread_mutex_lock(&n->lock);
 	}
-	pthread_mutex_unlock(&nudge.lock);
+	pthread_mutex_unlock(&n->lock);
 	PyEval_RestoreThread(self);
 	PyGILState_Release(gil);
 	return NULL;
@@ -83,46 +88,56 @@ static void *nudge_loop(void *unused)
 
 void gil_nudge_start(void)
 {
+	struct nudge *n;
 	pthread_condattr_t attr;
 	sigset_t all, old;
+	int made;
 
-	if (nudge.running)
+	if (running || !(n = calloc(1, sizeof(*n))))
 		return;
+	pthread_mutex_init(&n->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&nudge.wake, &attr);
+	pthread_cond_init(&n->wake, &attr);
 	pthread_condattr_destroy(&attr);
-	nudge.stopping = false;
 	/* The program's signals go to the program's threads, never here. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	nudge.running = pthread_create(&nudge.thread, NULL, nudge_loop, NULL) == 0;
+	made = pthread_create(&n->thread, NULL, nudge_loop, n) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!nudge.running)
-		pthread_cond_destroy(&nudge.wake);
+	if (made) {
+		running = n;
+		return;
+	}
+	pthread_cond_destroy(&n->wake);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
 }
 
 void gil_nudge_stop(void)
 {
-	if (!nudge.running)
+	struct nudge *n = running;
+
+	if (!n)
 		return;
-	pthread_mutex_lock(&nudge.lock);
-	nudge.stopping = true;
-	pthread_cond_signal(&nudge.wake);
-	pthread_mutex_unlock(&nudge.lock);
+	running = NULL;
+	pthread_mutex_lock(&n->lock);
+	n->stopping = true;
+	pthread_cond_signal(&n->wake);
+	pthread_mutex_unlock(&n->lock);
 	/* It may be waiting for the GIL, to see the stop or to end. */
 	Py_BEGIN_ALLOW_THREADS
-	pthread_join(nudge.thread, NULL);
+	pthread_join(n->thread, NULL);
 	Py_END_ALLOW_THREADS
-	pthread_cond_destroy(&nudge.wake);
-	nudge.running = false;
+	pthread_cond_destroy(&n->wake);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
 }
 
 void gil_nudge_forget(void)
 {
-	/* The thread is the parent's; it may have held the lock at the fork. */
-	pthread_mutex_init(&nudge.lock, NULL);
-	nudge.running = false;
+	/* The thread is the parent's, and so may be its lock: left as is. */
+	running = NULL;
 }
 
 #else

@@ -13,9 +13,11 @@
 /* Starts the thread, if not running; nothing on an interpreter without
  * the stall.  Not running after it only when no thread could be made. */
 void gil_nudge_start(void);
-/* Stops the thread and waits for its end, with the GIL released meanwhile. */
+/* Stops the thread and waits for its end, with the GIL released meanwhile;
+ * a start meanwhile, on another thread, makes a new one. */
 void gil_nudge_stop(void);
-/* In a child of fork(): the thread was the parent's; forget it. */
+/* In a child of fork(): the thread was the parent's; forget it (a start
+ * follows). */
 void gil_nudge_forget(void);
 
 #endif

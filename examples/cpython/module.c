@@ -67,8 +67,10 @@ static PyObject *shutdown(PyObject *self, PyObject *unused)
 	(void)unused;
 	if (shut_down)
 		return PyErr_Format(PyExc_RuntimeError, "shutdown: already shut down");
-	adapter_uninstall();
+	/* First: the uninstall lets other threads run (gil-nudge.c), and a
+	 * start() or shutdown() of theirs must see it. */
 	shut_down = true;
+	adapter_uninstall();
 	elt_status st = elt_shutdown();
 
 	return Py_BuildValue("(is)", (int)st, st == ELT_OK ? "" : elt_strerror(st));

@@ -5,10 +5,11 @@
 # ("1..0 # SKIP") passes here; CI, which installs the suite, refuses it.
 here=$(dirname "$0")
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+errors=$(mktemp)
+trap 'rm -f "$log" "$errors"' EXIT
 status=0
-$SHELL "$here/run-python-test.sh" "$here/asyncio-suite.pyt" >"$log" 2>&1 || status=$?
-cat "$log"
+$SHELL "$here/run-python-test.sh" "$here/asyncio-suite.pyt" >"$log" 2>"$errors" || status=$?
+cat "$log" "$errors"
 awk -v status="$status" '
 	/^1\.\.[0-9]+/ { planned = substr($1, 4) + 0; plans++; skipped = /# *SKIP/ }
 	/^ok /         { passed++ }

@@ -2,6 +2,7 @@
 made to happen every time:
 
     signal_stall.py [--python-profile] [--seconds S] [--fork]
+    signal_stall.py --stop-race
 
 The main thread blocks in a read() that a signal does not interrupt (the
 handler is installed with SA_RESTART), having released the GIL.  A worker
@@ -17,7 +18,11 @@ Python (the stall is CPython's, whatever the profiler); without it the
 program is meant to run under the adapter (python -m asyncelt).  --fork
 runs it all in a child of fork(), the profiler started in the parent,
 and kills the child if it has not ended after CHILD_DEADLINE seconds.
-Prints "finished: N calls" when it ends, N the calls made."""
+Prints "finished: N calls" when it ends, N the calls made.
+
+--stop-race, under the adapter, stops it from four threads at once and
+starts it again, twenty times: the adapter's thread is stopped once and
+started anew each time, and nothing waits for it twice."""
 import argparse
 import os
 import signal
@@ -66,7 +71,11 @@ def main():
     parser.add_argument("--python-profile", action="store_true")
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--fork", action="store_true")
+    parser.add_argument("--stop-race", action="store_true")
     options = parser.parse_args()
+    if options.stop_race:
+        stop_race()
+        return
     if options.python_profile:
         threading.setprofile(lambda frame, event, arg: None)
     if not options.fork:
@@ -80,13 +89,29 @@ def main():
         os._exit(0)
     # A stalled child is killed, not left spinning after the test.
     deadline = time.monotonic() + CHILD_DEADLINE
-    while os.waitpid(child, os.WNOHANG) == (0, 0):
+    while True:
+        pid, status = os.waitpid(child, os.WNOHANG)
+        if pid:
+            break
         if time.monotonic() > deadline:
             os.kill(child, signal.SIGKILL)
             os.waitpid(child, 0)
             sys.exit("the child still ran after %d s: killed" % CHILD_DEADLINE)
         time.sleep(0.05)
+    if status:
+        sys.exit("the child ended with status %#x" % status)
 
+
+def stop_race():
+    import asyncelt
+    for _ in range(20):
+        stoppers = [threading.Thread(target=asyncelt.stop) for _ in range(4)]
+        for t in stoppers:
+            t.start()
+        for t in stoppers:
+            t.join()
+        asyncelt.start()
+    print("stopped from 4 threads at once, 20 times")
 
 if __name__ == "__main__":
     main()
