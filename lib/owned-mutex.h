@@ -13,11 +13,13 @@
 #define ELT_OWNED_MUTEX_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 struct elt_owned_mutex {
 	pthread_mutex_t mutex;
 	pthread_t owner;                /* while held */
-	int held;                       /* under the mutex */
+	_Atomic int held;               /* set after `owner`, cleared before
+	                                   the unlock */
 };
 #define ELT_OWNED_MUTEX_INITIALIZER { .mutex = PTHREAD_MUTEX_INITIALIZER }
 
@@ -25,12 +27,12 @@ static inline void elt_owned_lock(struct elt_owned_mutex *m)
 {
 	pthread_mutex_lock(&m->mutex);
 	m->owner = pthread_self();
-	m->held = 1;
+	atomic_store_explicit(&m->held, 1, memory_order_release);
 }
 
 static inline void elt_owned_unlock(struct elt_owned_mutex *m)
 {
-	m->held = 0;
+	atomic_store_explicit(&m->held, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&m->mutex);
 }
 
@@ -43,11 +45,13 @@ static inline int elt_owned_mutex_reset(struct elt_owned_mutex *m)
 		return 0;
 	}
 	/* Held: by this thread only if it got as far as saying so, since it
-	 * could not fork in between. */
-	if (m->held && pthread_equal(m->owner, pthread_self()))
+	 * could not fork in between; `held` is set after `owner`, so it never
+	 * vouches for an owner another holder has not yet overwritten. */
+	if (atomic_load_explicit(&m->held, memory_order_acquire) &&
+	    pthread_equal(m->owner, pthread_self()))
 		return 0;
 	pthread_mutex_init(&m->mutex, NULL);
-	m->held = 0;
+	atomic_store_explicit(&m->held, 0, memory_order_relaxed);
 	return 1;
 }
 

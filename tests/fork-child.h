@@ -15,6 +15,9 @@
 #include <unistd.h>
 
 #define CHILD_SECONDS 20        /* a child still running then has stalled */
+/* The parent's own limit: the child's alarm starts only once the fork's
+ * child handlers, code under test, have returned. */
+#define PARENT_SECONDS (CHILD_SECONDS + 10)
 
 /*
  * Forks while `helper` is held.  The child runs work() (0: all right) and
@@ -26,8 +29,8 @@ static inline const char *fork_and_judge(int (*work)(void), atomic_int *release,
 					 pthread_t helper)
 {
 	static char verdict[96];
-	pid_t pid = fork();
-	int status;
+	pid_t pid = fork(), got;
+	int status, waited;
 
 	if (pid == 0) {
 		alarm(CHILD_SECONDS);
@@ -35,8 +38,20 @@ static inline const char *fork_and_judge(int (*work)(void), atomic_int *release,
 	}
 	atomic_store(release, 1);
 	pthread_join(helper, NULL);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return "fork or waitpid failed";
+	if (pid < 0)
+		return "fork failed";
+	for (waited = 0; (got = waitpid(pid, &status, WNOHANG)) == 0; waited++) {
+		if (waited == PARENT_SECONDS * 10) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			snprintf(verdict, sizeof(verdict), "the child stalled in the fork's "
+				 "handlers: killed after %d s", PARENT_SECONDS);
+			return verdict;
+		}
+		usleep(100 * 1000);
+	}
+	if (got != pid)
+		return "waitpid failed";
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
 		snprintf(verdict, sizeof(verdict), "the child stalled: still running after %d s",
 			 CHILD_SECONDS);
