@@ -71,7 +71,10 @@ ELT_ENTRY(\name)
 ELT_END(\name)
 .endm
 
-/* probe_lean_pair (tests/arch/x86_64/probes.S) calling the stubs. */
+/* probe_lean_pair (tests/arch/x86_64/probes.S) calling the stubs, as it
+ * calls the helpers: through a pointer in memory, as a JIT calls code
+ * out of its reach.  (A call through the GOT to this executable's own
+ * symbol would be relaxed to a direct one by the linker.) */
 .macro PAIR name, enter, leave
 ELT_ENTRY(\name)
 	pushq	%rbp
@@ -82,11 +85,11 @@ ELT_ENTRY(\name)
 	leaq	16(%rbp), %r11
 	pushq	%r11
 	pushq	$PROBE_LEAN_ID
-	call	\enter
+	call	*\enter\()_address(%rip)
 	leaq	16(%rbp), %r11
 	pushq	%r11
 	pushq	$PROBE_LEAN_ID
-	call	\leave
+	call	*\leave\()_address(%rip)
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
 	ret
@@ -96,6 +99,16 @@ ELT_END(\name)
 	STUB	bench_stub_sse, 16
 	STUB	bench_stub_avx, 32
 	STUB	bench_stub_avx512, 64
+	.section .data.rel.ro, "aw"
+	.p2align 3
+bench_stub_sse_address:
+	.quad	bench_stub_sse
+bench_stub_avx_address:
+	.quad	bench_stub_avx
+bench_stub_avx512_address:
+	.quad	bench_stub_avx512
+	.text
+
 	PAIR	bench_stub_pair_sse, bench_stub_sse, bench_stub_sse
 	PAIR	bench_stub_pair_avx, bench_stub_avx, bench_stub_avx
 	PAIR	bench_stub_pair_avx512, bench_stub_avx512, bench_stub_avx512

@@ -86,12 +86,15 @@ ELT_ENTRY(probe_pair)
 	EPILOG
 ELT_END(probe_pair)
 
-/* As a JIT emits it: the id an immediate, nothing stored to memory. */
+/* As a JIT emits it: the id an immediate, nothing stored to memory, and
+ * the helper called through its address in memory (here the GOT's slot),
+ * the first form doc/abi.md gives, not through a PLT entry's extra jump
+ * (doc/performance.md#idle). */
 .macro LEAN_CALL helper
 	leaq	16(%rbp), %r11
 	pushq	%r11
 	pushq	$PROBE_LEAN_ID
-	call	\helper
+	call	*\helper@GOTPCREL(%rip)
 .endm
 
 ELT_ENTRY(probe_lean_pair)
