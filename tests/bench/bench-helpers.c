@@ -1,7 +1,8 @@
 /*
- * What a segment costs, on the CPU at hand, against two baselines measured
- * in the same run: the bare call, and a hand-written stub pair that saves
- * what a helper must save (full-save-x86_64.S, x86-64 System V only).
+ * What a segment costs, on the CPU at hand, against baselines measured in
+ * the same run: the bare call and, on x86-64 System V only, the references
+ * of references-x86_64.S: a hand-written stub pair that saves what a
+ * helper must save, and a pair of calls of an empty hook.
  *
  * A plugin, once added, stays until shutdown, so each measurement runs in
  * a child process set up for its variant; the parent runs every variant
@@ -14,7 +15,7 @@
  *     bench-helpers [rounds [VARIANT]]
  *
  * rounds: default 7; VARIANT: only the variants whose name contains it
- * (the two baselines always run).
+ * (the bare call and the references always run).
  *
  * Plugins load by name from $ASYNCELT_PLUGIN_PATH (`make bench` sets it
  * to the build tree's); a variant whose plugin cannot load prints n/a.
@@ -95,7 +96,7 @@ static const struct variant variants[] = {
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
 
 /* The instrumented function's id: probe_lean_pair and probe_guarded_pair
- * (tests/probes.h) pass it, and the reference pairs of full-save-x86_64.S. */
+ * (tests/probes.h) pass it, and the reference pairs of reference-pairs-x86_64.S. */
 static const elt_function_id EMPTY_ID = PROBE_LEAN_ID, ASYNC_ID = 0x1235;
 static char recording[4096];    /* the "file" variant's, in the child */
 

@@ -11,46 +11,38 @@
 
 	.text
 
-/* probe_lean_pair calling a reference through a pointer in memory, as a
- * JIT calls code out of its reach.  (A call through the GOT to this
- * executable's own symbol would be relaxed to a direct one by the
- * linker.) */
-.macro PAIR name, enter, leave
+/* probe_lean_pair calling a reference as it calls the helpers: `target`
+ * is the call's operand.  The references in libbench-hook are called
+ * through their GOT slots, as the probes call the helpers: a data word
+ * holding a library function's address would, in an executable built
+ * without PIE, hold a PLT entry's, and add its jump. */
+.macro PAIR name, target
 ELT_ENTRY(\name)
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
+	.rept	2
 	leaq	16(%rbp), %r11
 	pushq	%r11
 	pushq	$PROBE_LEAN_ID
-	call	*\enter\()_address(%rip)
-	leaq	16(%rbp), %r11
-	pushq	%r11
-	pushq	$PROBE_LEAN_ID
-	call	*\leave\()_address(%rip)
+	call	*\target
+	.endr
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
 	ret
 ELT_END(\name)
 .endm
 
-	.section .data.rel.ro, "aw"
-	.p2align 3
-bench_stub_sse_address:
-	.quad	bench_stub_sse
-bench_stub_avx_address:
-	.quad	bench_stub_avx
-bench_stub_avx512_address:
-	.quad	bench_stub_avx512
-	.text
+	PAIR	bench_stub_pair_sse, bench_stub_sse@GOTPCREL(%rip)
+	PAIR	bench_stub_pair_avx, bench_stub_avx@GOTPCREL(%rip)
+	PAIR	bench_stub_pair_avx512, bench_stub_avx512@GOTPCREL(%rip)
+	PAIR	bench_far_hook_pair, bench_far_hook@GOTPCREL(%rip)
 
-	PAIR	bench_stub_pair_sse, bench_stub_sse, bench_stub_sse
-	PAIR	bench_stub_pair_avx, bench_stub_avx, bench_stub_avx
-	PAIR	bench_stub_pair_avx512, bench_stub_avx512, bench_stub_avx512
-
-/* references-x86_64.S's bench_far_hook, beside the probes. */
+/* references-x86_64.S's bench_far_hook, beside the probes, called through
+ * a word in memory (a GOT call of this executable's own symbol would be
+ * relaxed to a direct one by the linker). */
 ELT_SEGMENT_ENTRY(bench_near_hook)
 	ret	$16
 ELT_END(bench_near_hook)
@@ -58,11 +50,8 @@ ELT_END(bench_near_hook)
 	.p2align 3
 bench_near_hook_address:
 	.quad	bench_near_hook
-bench_far_hook_address:
-	.quad	bench_far_hook
 	.text
 
-	PAIR	bench_near_hook_pair, bench_near_hook, bench_near_hook
-	PAIR	bench_far_hook_pair, bench_far_hook, bench_far_hook
+	PAIR	bench_near_hook_pair, bench_near_hook_address(%rip)
 
 	ELT_OBJECT_NOTES
