@@ -54,6 +54,8 @@ ELT_PLUGIN_DEFINE(empty, .enter = empty_cb, .leave = empty_cb,
 ELT_PLUGIN_DEFINE(empty_tracked, .enter = empty_cb, .leave = empty_cb,
 		  .flags = ELT_PLUGIN_NO_FLOAT);
 
+/* The baselines first, up to PAIR: every run measures them (`work < PAIR`),
+ * whatever VARIANT asks for. */
 enum work { BARE, STUB, FAR_HOOKS, NEAR_HOOKS, PAIR, GUARDED, GUARDED_ONCE, CLOCK, EMIT, ASYNC };
 
 struct variant {
