@@ -232,15 +232,28 @@ ELT_API const char *elt_segment_kind_name(elt_segment_kind kind);
 /* One callback's view of a segment; valid only during that callback. */
 typedef struct elt_info elt_info;
 
+/* Where one plugin's function storage (elt_get_function_storage) is on
+ * the calling thread: `count` rows of `size` bytes at `start`; row 0 is
+ * every unregistered function's, row index + 1 a registered function's.
+ * The library's; read through elt_get_function_storage(). */
+typedef struct elt_function_rows {
+	unsigned char *start;
+	uint32_t count;                 /* 0 until the thread's first row */
+	uint32_t size;
+} elt_function_rows;
+
 /* The first members of every elt_info, in this order for as long as the
- * plugin ABI's major is 1, so that the three getters of these facts
- * (below) read them inline in a plugin instead of calling the library
+ * plugin ABI's major is 1, so that the getters of these facts (below) read
+ * them inline in a plugin instead of calling the library
  * (doc/api.md#simple-getters).  Read them through those getters. */
 typedef struct elt_info_head {
 	elt_segment_kind kind;
 	uint32_t plugin;                /* the library's: whose callback runs */
 	elt_function_id id;
 	const elt_function_desc *function;      /* NULL: never registered */
+	/* Appended in plugin ABI 1.4: the calling thread's function storage,
+	 * by plugin slot. */
+	const elt_function_rows *function_rows;
 } elt_info_head;
 
 /* Where a value lives: `length` bytes at `start` (the saved register image,
@@ -269,12 +282,14 @@ ELT_API elt_status elt_get_frame_info(const elt_info *info, elt_frame_info *out)
  * called in every callback, and a call into a shared library goes through
  * its GOT.  The functions stay for a pointer to one, for other languages
  * and for C89: (elt_get_segment_kind)(info) calls the function. */
-#if !defined(ELT_BUILDING_LIBRARY) && \
-	(defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L))
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+# define ELT_INLINE_GETTERS 1
 static inline const elt_info_head *elt_info_head_of(const elt_info *info)
 {
 	return (const elt_info_head *)(const void *)info;
 }
+#endif
+#if defined(ELT_INLINE_GETTERS) && !defined(ELT_BUILDING_LIBRARY)
 # define elt_get_segment_kind(info) (elt_info_head_of(info)->kind)
 # define elt_get_function_id(info) (elt_info_head_of(info)->id)
 # define elt_get_function(info) (elt_info_head_of(info)->function)
@@ -387,6 +402,33 @@ ELT_API void *elt_get_invocation_storage(const elt_info *info);
  * elt_foreach_function_storage().  NULL when the plugin asked for none,
  * and when out of memory. */
 ELT_API void *elt_get_function_storage(const elt_info *info);
+/* Its rare step (a thread's first row, a function beyond its rows), for
+ * the inline getter below.  A plugin that reads the head's function_rows
+ * thus needs a library that has this symbol, one of plugin ABI 1.4 or
+ * later: an older one refuses to load it (undefined symbol) rather than
+ * let it read past a shorter head. */
+#if defined(__GNUC__)
+__attribute__((cold))
+#endif
+ELT_API void *elt_get_function_storage_slow(const elt_info *info);
+
+#ifdef ELT_INLINE_GETTERS
+/* The getter as the library runs it, inline: in a counter's callback a
+ * call and a thread-local lookup cost more than the count. */
+static inline void *elt_function_storage_inline(const elt_info *info)
+{
+	const elt_info_head *head = elt_info_head_of(info);
+	const elt_function_rows *rows = &head->function_rows[head->plugin];
+	uint32_t row = head->function ? head->function->index + 1 : 0;
+
+	if (row < rows->count)
+		return rows->start + (size_t)row * rows->size;
+	return elt_get_function_storage_slow(info);
+}
+# ifndef ELT_BUILDING_LIBRARY
+#  define elt_get_function_storage(info) elt_function_storage_inline(info)
+# endif
+#endif
 
 typedef struct elt_invocation_stats {
 	uint64_t started, completed, live;  /* live = started - completed:

@@ -146,6 +146,7 @@ run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation, int fp
 	uint32_t ignored = fp_saved ? ELT_PLUGINS_FLOAT : 0, state;
 
 	set_kind(&info->head, classify(info, hook, continuation));
+	info->head.function_rows = elt_thread.function_rows;
 	info->invocation = NULL;
 	state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
 	if (ELT_LIKELY((state & ~ignored) == 1)) {

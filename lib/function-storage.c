@@ -86,40 +86,37 @@ static int grow(struct elt_function_table *t, uint32_t nrows, uint32_t size)
 	return 1;
 }
 
+const elt_function_rows elt_no_function_rows[ELT_MAX_PLUGINS];
+
 /* The getter's rare step: the thread's first row for this plugin, or a
  * function beyond its table. */
-static __attribute__((noinline, cold)) void *
-make_row(struct elt_thread_tables *mine, unsigned p, uint32_t row)
+void *elt_get_function_storage_slow(const elt_info *info)
 {
-	struct elt_function_table *t = mine->of[p];
+	struct elt_thread_tables *mine = elt_thread.tables;
+	const elt_function_desc *fn = info->head.function;
+	unsigned p = info->head.plugin;
+	uint32_t row = fn ? fn->index + 1 : 0;
+	struct elt_function_table *t;
 	int saved_errno = errno;        /* mapping may set it */
 
-	if (!row_size[p])
+	if (!mine || !row_size[p])
 		return NULL;
-	if (!t && (t = take_table(p)))
+	if (row < mine->rows[p].count)  /* called other than by the getter */
+		return mine->rows[p].start + (size_t)row * row_size[p];
+	if (!(t = mine->of[p]) && (t = take_table(p)))
 		mine->of[p] = t;
 	if (t && row >= t->nrows && !grow(t, row + 1, row_size[p]))
 		t = NULL;
 	errno = saved_errno;
 	if (!t)
 		return NULL;
-	mine->rows[p] = (struct elt_thread_rows){ t->rows, t->nrows, row_size[p] };
+	mine->rows[p] = (elt_function_rows){ t->rows, t->nrows, row_size[p] };
 	return t->rows + (size_t)row * row_size[p];
 }
 
 void *elt_get_function_storage(const elt_info *info)
 {
-	struct elt_thread_tables *mine = elt_thread.tables;
-	const elt_function_desc *fn = info->head.function;
-	uint32_t row = fn ? fn->index + 1 : 0;
-	const struct elt_thread_rows *rows;
-
-	if (!mine)
-		return NULL;
-	rows = &mine->rows[info->head.plugin];
-	if (ELT_LIKELY(row < rows->count))
-		return rows->start + (size_t)row * rows->size;
-	return make_row(mine, info->head.plugin, row);
+	return elt_function_storage_inline(info);
 }
 
 void elt_function_storage_release(struct elt_thread_tables *mine)
@@ -131,7 +128,7 @@ void elt_function_storage_release(struct elt_thread_tables *mine)
 			/* what the thread wrote, before the next one adds to it */
 			atomic_store_explicit(&mine->of[p]->taken, 0, memory_order_release);
 		mine->of[p] = NULL;
-		mine->rows[p] = (struct elt_thread_rows){ NULL, 0, 0 };
+		mine->rows[p] = (elt_function_rows){ NULL, 0, 0 };
 	}
 }
 

@@ -178,19 +178,16 @@ ELT_HIDDEN void elt_invocations_set_storage(unsigned plugin, uint32_t size);
 /* --- function-storage.c: plugins' per-thread, per-function storage ------ */
 
 struct elt_function_table;
-/* Where the rows of a thread's table for one plugin slot are, copied from
- * the table so that the getter reads one line instead of following it:
- * only this thread grows the table while it holds it. */
-struct elt_thread_rows {
-	unsigned char *start;
-	uint32_t count;         /* 0 until the thread's first row */
-	uint32_t size;
-} __attribute__((aligned(16)));         /* 32-bit ABIs too: one line each */
-/* A thread's tables, by plugin slot; in its thread record (threads.c). */
+/* A thread's tables, by plugin slot; in its thread record (threads.c).
+ * rows[p]: where table of[p]'s rows are, copied from it so that the
+ * getter reads one line instead of following it (only this thread grows
+ * the table while it holds it); what segments' heads point to. */
 struct elt_thread_tables {
-	struct elt_thread_rows rows[ELT_MAX_PLUGINS];
+	elt_function_rows rows[ELT_MAX_PLUGINS];
 	struct elt_function_table *of[ELT_MAX_PLUGINS];
 };
+/* The rows of a thread that has no tables: none. */
+ELT_HIDDEN extern const elt_function_rows elt_no_function_rows[ELT_MAX_PLUGINS];
 /* The function_storage bytes of the plugin in slot `plugin`. */
 ELT_HIDDEN void elt_function_storage_set_size(unsigned plugin, uint32_t size);
 /* A thread's tables go free for later threads: at its exit, and in a
@@ -221,7 +218,9 @@ struct elt_thread_invocations;         /* invocation.c's part of a thread */
  *     (threads.c), hence atomic.
  * invocations: invocation.c's state of the thread; set by
  *     elt_thread_attach(), NULL again once the thread exits.
- * tables: its function-storage tables (function-storage.c), the same. */
+ * tables: its function-storage tables (function-storage.c), the same;
+ * function_rows: their rows, or elt_no_function_rows: what a segment's
+ *     head points to, never NULL once the thread is attached. */
 #define ELT_THREAD_ATTACHED     1u
 #define ELT_THREAD_IN_CALLBACK  2u
 #define ELT_THREAD_UNATTACHABLE 4u
@@ -229,6 +228,7 @@ struct elt_thread_tls {
 	_Atomic unsigned char flags;
 	struct elt_thread_invocations *invocations;
 	struct elt_thread_tables *tables;
+	const elt_function_rows *function_rows;
 };
 ELT_HIDDEN extern ELT_TLS struct elt_thread_tls elt_thread;
 /* on_thread_exit: called first at every attached thread's exit. */
@@ -318,7 +318,9 @@ _Static_assert(offsetof(struct elt_info, head) == 0,
  * ABI's major (doc/plugins.md#abi-versioning). */
 _Static_assert(offsetof(elt_info_head, kind) == 0 && offsetof(elt_info_head, plugin) == 4 &&
 	       offsetof(elt_info_head, id) == 8 &&
-	       offsetof(elt_info_head, function) == 8 + sizeof(elt_function_id),
+	       offsetof(elt_info_head, function) == 8 + sizeof(elt_function_id) &&
+	       offsetof(elt_info_head, function_rows) ==
+	       8 + sizeof(elt_function_id) + sizeof(void *),
 	       "elt_info_head's layout is part of plugin ABI 1");
 _Static_assert(offsetof(struct elt_function, desc) == 0,
 	       "an elt_info's function is its elt_function's desc");

@@ -52,6 +52,7 @@ static void thread_exiting(void *value)
 	 * no invocation. */
 	elt_thread.invocations = NULL;
 	elt_thread.tables = NULL;
+	elt_thread.function_rows = elt_no_function_rows;
 	elt_invocation_thread_exit(&r->invocations);
 	elt_function_storage_release(&r->tables);
 	if (r->prev)
@@ -138,6 +139,7 @@ int elt_thread_attach(void)
 	self = r;
 	elt_thread.invocations = &r->invocations;
 	elt_thread.tables = &r->tables;
+	elt_thread.function_rows = r->tables.rows;
 	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_ATTACHED, memory_order_relaxed);
 	return 1;
 }

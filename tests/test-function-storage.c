@@ -6,8 +6,9 @@
  * elt_foreach_function_storage sees at most as many rows per function as
  * threads ever ran at once, in registration order, summing to every
  * segment; NULL for a plugin that asked for none; an oversized request is
- * refused when the plugin is added.  Segments come through the producer
- * API.
+ * refused when the plugin is added; the header's inline getter (plugin
+ * ABI 1.4) and the library's function agree.  Segments come through the
+ * producer API.
  */
 #define ELT_PLUGIN_STATIC 1
 #include "tap.h"
@@ -33,13 +34,14 @@ struct row {
 };
 
 /* Counted by every thread at once. */
-static atomic_ulong misaligned, not_zeroed, missing, storage_without;
+static atomic_ulong misaligned, not_zeroed, missing, storage_without, disagree;
 
 static void on_segment(const elt_info *info, void *state)
 {
 	struct row *r = elt_get_function_storage(info);
 
 	(void)state;
+	atomic_fetch_add(&disagree, (void *)r != (elt_get_function_storage)(info));
 	if (!r) {
 		atomic_fetch_add(&missing, 1);
 		return;
@@ -98,7 +100,8 @@ ELT_PLUGIN_DEFINE(per_function, .enter = on_segment, .leave = on_segment,
 static void no_storage(const elt_info *info, void *state)
 {
 	(void)state;
-	atomic_fetch_add(&storage_without, elt_get_function_storage(info) != NULL);
+	atomic_fetch_add(&storage_without, elt_get_function_storage(info) != NULL ||
+			 (elt_get_function_storage)(info) != NULL);
 }
 ELT_PLUGIN_DEFINE(plain, .enter = no_storage, .leave = no_storage,
 		  .flags = ELT_PLUGIN_NO_INVOCATIONS);
@@ -129,7 +132,7 @@ int main(void)
 	unsigned long wrong = 0;
 	char name[16];
 
-	tap_plan(11);
+	tap_plan(12);
 	is_int(elt_plugin_add(&elt_plugin_too_big, NULL), ELT_E_LIMIT,
 	       "function_storage above ELT_MAX_FUNCTION_STORAGE: refused");
 	ok(strstr(elt_last_error(), "function_storage") != NULL, "... naming it: %s",
@@ -158,6 +161,8 @@ int main(void)
 	is_int(atomic_load(&missing), 0, "every segment got its function's row");
 	is_int(atomic_load(&misaligned), 0, "... 16-byte aligned");
 	is_int(atomic_load(&not_zeroed), 0, "... zeroed when first handed out");
+	is_int(atomic_load(&disagree), 0,
+	       "... the same row from the inline getter and the library's function");
 	is_int(atomic_load(&storage_without), 0,
 	       "NULL for a plugin that asked for none, and for one built before the field");
 

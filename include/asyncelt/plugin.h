@@ -15,11 +15,12 @@
 extern "C" {
 #endif
 
-/* The descriptor's ABI.  The major changes when a field changes meaning;
- * the minor when fields are appended.  The loader refuses majors it does
- * not know, and reads appended fields only when struct_size covers them. */
+/* The ABI of the descriptor and of elt_info_head.  The major changes when
+ * a field changes meaning; the minor when fields are appended to either
+ * (1.4: the head's function_rows).  The loader refuses majors it does not
+ * know, and reads appended fields only when struct_size covers them. */
 #define ELT_PLUGIN_ABI_MAJOR 1
-#define ELT_PLUGIN_ABI_MINOR 3
+#define ELT_PLUGIN_ABI_MINOR 4
 
 typedef struct elt_plugin {
 	uint32_t struct_size;           /* sizeof(elt_plugin) as built */
