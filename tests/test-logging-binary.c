@@ -456,6 +456,9 @@ int main(void)
 		}
 		free(data);
 		unlink(child_path);
+		/* the JSON instance's own file of the child */
+		snprintf(child_path, sizeof(child_path), "%s-live-%ld.jsonl", prefix, child);
+		unlink(child_path);
 	} else {
 		tap_skip(1, "no fork");
 	}

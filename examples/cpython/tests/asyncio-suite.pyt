@@ -12,6 +12,7 @@ its whole process group and reported, never waited for."""
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -90,6 +91,14 @@ def main():
                      "(Debian: libpython3.11-testsuite): %s" % e)
     tap.plan(5)
     work = tempfile.mkdtemp(prefix="asyncelt-suite-")
+    try:
+        check(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def check(work):
+    """Both runs, in `work`, and the five tests on what they left there."""
     counts_path = os.path.join(work, "counting.txt")
     report = os.path.join(work, "check.txt")
     env = dict(os.environ)

@@ -1,6 +1,7 @@
 """Each kind of Python code, as segments: plain functions, coroutines that
 suspend or not, exceptions, generators, async generators, throw() and
 close(), starting in the middle of a coroutine, builtins, bad options."""
+import atexit
 import json
 import os
 import sys
@@ -147,7 +148,9 @@ EXPECTED = {
 
 
 def write(text):
+    """A script of `text`, removed when the test exits."""
     fd, path = tempfile.mkstemp(suffix=".py")
+    atexit.register(os.unlink, path)
     with os.fdopen(fd, "w") as f:
         f.write(text)
     return path
