@@ -89,7 +89,7 @@ static int grow(struct elt_function_table *t, uint32_t nrows, uint32_t size)
 const elt_function_rows elt_no_function_rows[ELT_MAX_PLUGINS];
 
 /* The getter's rare step: the thread's first row for this plugin, or a
- * function beyond its table. */
+ * function beyond its table (and, called otherwise, any row it has). */
 void *elt_get_function_storage_slow(const elt_info *info)
 {
 	struct elt_thread_tables *mine = elt_thread.tables;
@@ -101,8 +101,6 @@ void *elt_get_function_storage_slow(const elt_info *info)
 
 	if (!mine || !row_size[p])
 		return NULL;
-	if (row < mine->rows[p].count)  /* called other than by the getter */
-		return mine->rows[p].start + (size_t)row * row_size[p];
 	if (!(t = mine->of[p]) && (t = take_table(p)))
 		mine->of[p] = t;
 	if (t && row >= t->nrows && !grow(t, row + 1, row_size[p]))

@@ -41,7 +41,8 @@ static void on_segment(const elt_info *info, void *state)
 	struct row *r = elt_get_function_storage(info);
 
 	(void)state;
-	atomic_fetch_add(&disagree, (void *)r != (elt_get_function_storage)(info));
+	atomic_fetch_add(&disagree, (void *)r != (elt_get_function_storage)(info) ||
+			 (void *)r != elt_get_function_storage_slow(info));
 	if (!r) {
 		atomic_fetch_add(&missing, 1);
 		return;
@@ -162,7 +163,7 @@ int main(void)
 	is_int(atomic_load(&misaligned), 0, "... 16-byte aligned");
 	is_int(atomic_load(&not_zeroed), 0, "... zeroed when first handed out");
 	is_int(atomic_load(&disagree), 0,
-	       "... the same row from the inline getter and the library's function");
+	       "... the same row from the inline getter, the library's function and its slow step");
 	is_int(atomic_load(&storage_without), 0,
 	       "NULL for a plugin that asked for none, and for one built before the field");
 
