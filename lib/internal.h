@@ -69,18 +69,7 @@ struct elt_registry_table {
 	struct elt_registry_table *retired;     /* the table this one replaced */
 	struct elt_function *_Atomic slot[];
 };
-
-/* The table in use, and its mask beside it, so that a lookup loads the
- * two at once rather than the mask after the table: the mask is on the
- * path of every segment's function.  A new table is stored before its
- * mask and tables only grow, so a mask loaded before the table never
- * indexes past it; a smaller, older one only sends the lookup to
- * elt_registry_probe. */
-struct elt_registry_current {
-	_Atomic uint32_t mask;
-	struct elt_registry_table *_Atomic table;
-};
-ELT_HIDDEN extern struct elt_registry_current elt_registry;
+ELT_HIDDEN extern struct elt_registry_table *_Atomic elt_registry_current;
 
 static inline uint32_t elt_registry_hash(elt_function_id id, uint32_t mask)
 {
@@ -89,10 +78,9 @@ static inline uint32_t elt_registry_hash(elt_function_id id, uint32_t mask)
 	return (uint32_t)(h >> 32) & mask;
 }
 
-/* Where the first probe, with `mask`, missed: the rest of the chain
- * (registry.c). */
+/* Where the first probe missed: the rest of the chain (registry.c). */
 ELT_HIDDEN const struct elt_function *
-elt_registry_probe(const struct elt_registry_table *t, elt_function_id id, uint32_t mask);
+elt_registry_probe(const struct elt_registry_table *t, elt_function_id id, uint32_t i);
 
 /* Lock-free, and inline: every segment does one.  NULL for an id never
  * registered.  The table is kept at most half full, so the first slot
@@ -100,18 +88,17 @@ elt_registry_probe(const struct elt_registry_table *t, elt_function_id id, uint3
  * There is always a table (registry.c). */
 static inline const struct elt_function *elt_registry_lookup(elt_function_id id)
 {
-	uint32_t mask = atomic_load_explicit(&elt_registry.mask, memory_order_acquire);
 	const struct elt_registry_table *t =
-		atomic_load_explicit(&elt_registry.table, memory_order_acquire);
+		atomic_load_explicit(&elt_registry_current, memory_order_acquire);
 	const struct elt_function *fn;
+	uint32_t i = elt_registry_hash(id, t->mask);
 
 	/* A pointer-sized index: gcc then folds the slots' offset into the
 	 * load instead of adding it to the index first. */
-	fn = atomic_load_explicit(t->slot + (uintptr_t)elt_registry_hash(id, mask),
-				  memory_order_acquire);
+	fn = atomic_load_explicit(t->slot + (uintptr_t)i, memory_order_acquire);
 	if (ELT_LIKELY(fn && fn->desc.id == id))
 		return fn;
-	return elt_registry_probe(t, id, mask);
+	return elt_registry_probe(t, id, i);
 }
 /* Registration is serialized by one lock; a plugin being added holds it
  * while it learns of the functions registered so far, so it misses none. */

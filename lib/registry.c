@@ -8,7 +8,6 @@
 #include "config.h"
 #include "internal.h"
 #include "owned-mutex.h"
-#include "test-points.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -24,7 +23,7 @@ static void (*announce)(struct elt_function *);
  * initialized, which gives it storage). */
 static struct elt_registry_table no_functions = { .mask = 0, .slot = { NULL } };
 /* The lookup's table (internal.h), replaced whole when it fills. */
-struct elt_registry_current elt_registry = { .mask = 0, .table = &no_functions };
+struct elt_registry_table *_Atomic elt_registry_current = &no_functions;
 static uint32_t registered;
 /* Every function, in registration order: appended under the lock with a
  * release store, walked without it. */
@@ -67,37 +66,24 @@ static void table_put(struct elt_registry_table *t, struct elt_function *fn)
 	t->used++;
 }
 
-/* The lookup's chain past the slot its `mask` gave, which held another
- * id; from the start of the chain if that mask was an older table's. */
+/* The lookup's chain past its first slot, `i`, which held another id. */
 const struct elt_function *
-elt_registry_probe(const struct elt_registry_table *t, elt_function_id id, uint32_t mask)
+elt_registry_probe(const struct elt_registry_table *t, elt_function_id id, uint32_t i)
 {
-	uint32_t i = elt_registry_hash(id, t->mask);
-
-	if (mask == t->mask)
-		i = (i + 1) & t->mask;
 	for (;;) {
-		const struct elt_function *fn =
-			atomic_load_explicit(&t->slot[i], memory_order_acquire);
+		const struct elt_function *fn;
 
+		i = (i + 1) & t->mask;
+		fn = atomic_load_explicit(&t->slot[i], memory_order_acquire);
 		if (!fn || fn->desc.id == id)
 			return fn;
-		i = (i + 1) & t->mask;
 	}
-}
-
-/* The lock held: `t` in use from now on, its mask after it (internal.h). */
-static void publish(struct elt_registry_table *t)
-{
-	atomic_store_explicit(&elt_registry.table, t, memory_order_release);
-	ELT_TEST_POINT(ELT_POINT_REGISTRY_PUBLISHED, 0);
-	atomic_store_explicit(&elt_registry.mask, t->mask, memory_order_release);
 }
 
 /* Called with the lock held: makes room for one more entry. */
 static int reserve(void)
 {
-	struct elt_registry_table *t = atomic_load_explicit(&elt_registry.table, memory_order_relaxed);
+	struct elt_registry_table *t = atomic_load_explicit(&elt_registry_current, memory_order_relaxed);
 	struct elt_registry_table *bigger;
 	uint32_t i;
 
@@ -115,7 +101,7 @@ static int reserve(void)
 			table_put(bigger, fn);
 	}
 	bigger->retired = t;
-	publish(bigger);
+	atomic_store_explicit(&elt_registry_current, bigger, memory_order_release);
 	return 1;
 }
 
@@ -233,7 +219,7 @@ elt_status elt_register_function(elt_function_id id, const char *name,
 	/* Plugins see the function before any segment of it can be looked up. */
 	if (announce)
 		announce(fn);
-	table_put(atomic_load_explicit(&elt_registry.table, memory_order_relaxed), fn);
+	table_put(atomic_load_explicit(&elt_registry_current, memory_order_relaxed), fn);
 	elt_owned_unlock(&registry_lock);
 	return ELT_OK;
 }
@@ -290,10 +276,8 @@ static void after_fork_child(void)
 		newest = fn;
 	last_registered = newest ? &newest->next_registered : &first_registered;
 	registered = newest ? newest->desc.index + 1 : 0;
-	/* A table published without its mask yet. */
-	publish(atomic_load_explicit(&elt_registry.table, memory_order_relaxed));
 	if (newest && elt_registry_lookup(newest->desc.id) != newest && reserve())
-		table_put(atomic_load_explicit(&elt_registry.table, memory_order_relaxed),
+		table_put(atomic_load_explicit(&elt_registry_current, memory_order_relaxed),
 			  newest);
 }
 #endif

@@ -1,8 +1,7 @@
 /*
- * Where a race in the continuation table or the function registry can
- * happen, named so that a test can make it happen: in a build for tests
- * only (ELT_TEST_HOOKS: the library tests/test-continuation-race,
- * tests/test-fork-table and tests/test-registry-growth link),
+ * Where a race in the continuation table can happen, named so that a test
+ * can make it happen: in a build for tests only (ELT_TEST_HOOKS: the
+ * library tests/test-continuation-race and tests/test-fork-table link),
  * each point calls elt_test_hook, which may run another thread's work
  * right there, or hold this one there.  In the library itself the points
  * are nothing.
@@ -25,8 +24,6 @@ enum elt_test_point {
 					   to map a larger table (continuation 0) */
 	ELT_POINT_REHOME_INSERTED,      /* a record claimed in the overflow is
 					   in the table, still in the overflow */
-	ELT_POINT_REGISTRY_PUBLISHED,   /* a larger function table is in use,
-					   its mask not yet (argument 0) */
 };
 
 #if defined(ELT_TEST_HOOKS)
