@@ -77,3 +77,29 @@ int elt_option_is(const elt_option *opt, const char *key)
 	return opt && opt->key && strlen(key) == opt->key_len &&
 	       memcmp(opt->key, key, opt->key_len) == 0;
 }
+
+elt_status elt_option_number(const elt_option *opt, uint64_t min, uint64_t max,
+			     uint64_t *out)
+{
+	uint64_t n = 0;
+	size_t i;
+	int ok;
+
+	if (!opt || !opt->key || !out)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_option_number: NULL argument");
+	ok = opt->value_len > 0;
+	for (i = 0; ok && i < opt->value_len; i++) {
+		unsigned digit = (unsigned char)opt->value[i] - '0';
+
+		ok = digit <= 9 && n <= (UINT64_MAX - digit) / 10;
+		n = n * 10 + digit;
+	}
+	if (!ok || n < min || n > max)
+		return elt_set_error(ELT_E_BAD_OPTION,
+				     "%.*s: \"%.*s\" is not a number from %llu to %llu",
+				     (int)opt->key_len, opt->key,
+				     (int)(opt->value_len > 40 ? 40 : opt->value_len), opt->value,
+				     (unsigned long long)min, (unsigned long long)max);
+	*out = n;
+	return ELT_OK;
+}

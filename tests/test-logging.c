@@ -43,7 +43,7 @@ int main(void)
 	int t, forked = 0;
 	long child = 0;
 
-	tap_plan(30);
+	tap_plan(33);
 	if (elt_register_function(WORK, "Work", "l(K i d)", ELT_FUNCTION_ASYNC) ||
 	    elt_register_function(PLAIN, "Plain", "v(p)", 0))
 		tap_bail("register: %s", elt_last_error());
@@ -58,6 +58,12 @@ int main(void)
 	is_int(elt_plugin_load("logging:colour=yes"), ELT_E_BAD_OPTION,
 	       "an unknown option is refused");
 	is_int(elt_plugin_load("logging:buffer=8"), ELT_E_BAD_OPTION, "buffer=8 is too small");
+	/* strtoul took "-5" as 2^64 - 5, and the buffer's size wrapped */
+	is_int(elt_plugin_load("logging:buffer=-5"), ELT_E_BAD_OPTION, "buffer=-5 is refused");
+	ok(strstr(elt_last_error(), "\"-5\" is not a number from 64 to 1073741824") != NULL,
+	   "the error gives the range: %s", elt_last_error());
+	is_int(elt_plugin_load("logging:buffer=1073741825"), ELT_E_BAD_OPTION,
+	       "a buffer over 1 GiB is refused");
 
 	/* three instances see the same segments: JSON, text, and JSON
 	 * through a 256-byte buffer (a line or so: a write per line) */

@@ -24,6 +24,60 @@ static const char *render(const char *text)
 	}
 }
 
+/* elt_option_number on "n=VALUE", from min to max: its result, or the
+ * error's message. */
+static const char *number_in(const char *value, uint64_t min, uint64_t max)
+{
+	static char text[256];
+	char options[64];
+	const char *cursor = options;
+	elt_option opt;
+	uint64_t n = 7;
+
+	snprintf(options, sizeof(options), "n=%s,next=1", value);
+	if (elt_option_next(&cursor, &opt) != ELT_OK)
+		return "NOT AN OPTION";
+	if (elt_option_number(&opt, min, max, &n) == ELT_OK)
+		snprintf(text, sizeof(text), "%llu", (unsigned long long)n);
+	else
+		snprintf(text, sizeof(text), "%s%s", n == 7 ? "" : "(*out changed) ",
+			 elt_last_error());
+	return text;
+}
+
+static const char *number(const char *value)
+{
+	return number_in(value, 64, 1000);
+}
+
+static void test_number(void)
+{
+	const char *range = "is not a number from 64 to 1000";
+	const char *bad[] = { "-5", "+100", " 100", "100 ", "0x100", "1e3", "", "63", "1001",
+			      "18446744073709551615", "18446744073709551616",
+			      "99999999999999999999999" };
+	size_t i;
+
+	is_str(number("64"), "64", "a number at the range's low end");
+	is_str(number("1000"), "1000", "at its high end");
+	is_str(number("0100"), "100", "leading zeros are digits");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "n: \"%s\" %s", bad[i], range);
+		is_str(number(bad[i]), want, "refused: \"%s\"", bad[i]);
+	}
+	/* The whole range: overflow is caught, not wrapped. */
+	is_str(number_in("18446744073709551615", 0, UINT64_MAX), "18446744073709551615",
+	       "2^64 - 1 is in the whole range");
+	is_str(number_in("18446744073709551616", 0, UINT64_MAX),
+	       "n: \"18446744073709551616\" is not a number from 0 to 18446744073709551615",
+	       "2^64 is not");
+	is_str(number_in("100000000000000000000", 0, UINT64_MAX),
+	       "n: \"100000000000000000000\" is not a number from 0 to 18446744073709551615",
+	       "nor 10^20");
+}
+
 int main(void)
 {
 	const char *cursor;
@@ -56,5 +110,6 @@ int main(void)
 	elt_option_next(&cursor, &opt);
 	ok(elt_option_is(&opt, "output") && !elt_option_is(&opt, "out") &&
 	   !elt_option_is(&opt, "outputs"), "elt_option_is matches the whole key");
+	test_number();
 	return tap_done();
 }

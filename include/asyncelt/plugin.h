@@ -197,6 +197,12 @@ typedef struct elt_option {
 ELT_API elt_status elt_option_next(const char **cursor, elt_option *opt);
 /* Non-zero when the option's key is `key`. */
 ELT_API int elt_option_is(const elt_option *opt, const char *key);
+/* The option's value as a decimal number from `min` to `max`: digits
+ * only, no sign, space or suffix.  Anything else, or a number out of the
+ * range, is ELT_E_BAD_OPTION with a message naming the option, its value
+ * and the range; *out is then left alone. */
+ELT_API elt_status elt_option_number(const elt_option *opt, uint64_t min, uint64_t max,
+				     uint64_t *out);
 
 /* Prints "asyncelt: message" on stderr (or passes it to the handler set
  * below).  For plugin reports and diagnostics, never on the hot path. */

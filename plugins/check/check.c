@@ -213,20 +213,6 @@ static elt_status parse_expect(struct check *c, const char *v, size_t len)
 	return ELT_OK;
 }
 
-static elt_status parse_count(const elt_option *opt, size_t *out)
-{
-	char text[32], *end;
-
-	snprintf(text, sizeof(text), "%.*s", (int)opt->value_len, opt->value);
-	errno = 0;
-	*out = (size_t)strtoull(text, &end, 10);
-	if (opt->value_len >= sizeof(text) || *end || text[0] < '0' || text[0] > '9' || errno)
-		return elt_set_error(ELT_E_BAD_OPTION,
-				     "max-pending: \"%.*s\" is not a decimal number",
-				     (int)opt->value_len, opt->value);
-	return ELT_OK;
-}
-
 static elt_status parse_options(struct check *c, const char *options)
 {
 	const char *cursor = options;
@@ -237,7 +223,11 @@ static elt_status parse_options(struct check *c, const char *options)
 		if (elt_option_is(&opt, "expect")) {
 			st = parse_expect(c, opt.value, opt.value_len);
 		} else if (elt_option_is(&opt, "max-pending")) {
-			st = parse_count(&opt, &c->max_pending);
+			uint64_t n;
+
+			st = elt_option_number(&opt, 0, SIZE_MAX, &n);
+			if (st == ELT_OK)
+				c->max_pending = (size_t)n;
 		} else if (elt_option_is(&opt, "output")) {
 			char path[4096];
 

@@ -52,6 +52,7 @@ struct tbuf {
 
 #define TBUF_DEFAULT_CAPACITY (64 * 1024)
 #define TBUF_MIN_CAPACITY 64
+#define TBUF_MAX_CAPACITY (1u << 30)    /* a thread's: 1 GiB */
 
 /* Where a set writes: `path` is a file, created or truncated ("%p" in it is
  * the pid), TBUF_STDERR, or NULL for no output at all (the set then only

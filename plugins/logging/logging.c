@@ -21,7 +21,6 @@
 #include "../common/tbuf.h"
 #include "binary.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,16 +72,12 @@ static elt_status parse_options(const char *options, char *path, size_t path_siz
 					     "format: \"%.*s\" is not text, json or binary",
 					     (int)opt.value_len, opt.value);
 		} else if (elt_option_is(&opt, "buffer")) {
-			char *end;
+			uint64_t bytes;
 
-			errno = 0;
-			*capacity = strtoul(opt.value, &end, 10);
-			if (end != opt.value + opt.value_len || opt.value_len == 0 || errno ||
-			    *capacity < TBUF_MIN_CAPACITY)
-				return elt_set_error(ELT_E_BAD_OPTION,
-						     "buffer: \"%.*s\" is not a byte count >= %d",
-						     (int)opt.value_len, opt.value,
-						     TBUF_MIN_CAPACITY);
+			st = elt_option_number(&opt, TBUF_MIN_CAPACITY, TBUF_MAX_CAPACITY, &bytes);
+			if (st != ELT_OK)
+				return st;
+			*capacity = (size_t)bytes;
 		} else {
 			return elt_set_error(ELT_E_BAD_OPTION,
 					     "unknown option \"%.*s\" (known: output, format, buffer)",
