@@ -247,10 +247,16 @@ static struct tbuf *take_buffer(struct tbuf_set *set)
 	return b;
 }
 
+/* The set this thread last got no buffer from: it does not try again at
+ * every record, a lock and a mapping each, and is counted once. */
+static TBUF_TLS const struct tbuf_set *refused_here;
+
 struct tbuf *tbuf_attach(struct tbuf_set *set)
 {
 	struct tbuf *b;
 
+	if (refused_here == set)
+		return NULL;
 	/* The thread's first record for this set: the rare slow step. */
 	pthread_mutex_lock(&set->lock);
 	b = take_buffer(set);
@@ -258,6 +264,7 @@ struct tbuf *tbuf_attach(struct tbuf_set *set)
 		b->in_use = 1;
 	pthread_mutex_unlock(&set->lock);
 	if (!b) {
+		refused_here = set;
 		atomic_fetch_add(&set->no_memory, 1);
 		return NULL;
 	}
@@ -441,6 +448,12 @@ elt_status tbuf_open(struct tbuf_set **out, const char *option, const char *path
 	bool failed = false;
 	elt_status st;
 
+	if (capacity > TBUF_MAX_CAPACITY) {
+		free(set);
+		return elt_set_error(ELT_E_INVALID_ARGUMENT,
+				     "a buffer of %zu bytes is more than %u", capacity,
+				     TBUF_MAX_CAPACITY);
+	}
 	if (!set)
 		return elt_set_error(ELT_E_NO_MEMORY, "out of memory");
 	pthread_mutex_init(&set->lock, NULL);
@@ -487,6 +500,8 @@ elt_status tbuf_close(struct tbuf_set *set)
 	}
 	/* Unlink this thread's buffer, so a later set never meets it. */
 	tbuf_thread_exit(set);
+	if (refused_here == set)
+		refused_here = NULL;
 	if (set->footer)
 		write_all(set, set->footer, strlen(set->footer));
 	if (set->close_fd && close(set->fd) != 0) {
