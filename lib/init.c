@@ -19,6 +19,7 @@ static _Atomic int shut_down;
 static pthread_once_t core_once = PTHREAD_ONCE_INIT;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static elt_status env_status;
+static char env_error[256];     /* env_status's message */
 
 unsigned elt_version_number(void)
 {
@@ -95,6 +96,8 @@ static void env_init_once(void)
 	const char *spec = getenv("ASYNCELT_PLUGINS");
 
 	env_status = spec ? elt_plugin_load(spec) : ELT_OK;
+	if (env_status != ELT_OK)
+		snprintf(env_error, sizeof(env_error), "%s", elt_last_error());
 }
 
 elt_status elt_init(void)
@@ -119,5 +122,10 @@ elt_status elt_shutdown(void)
 	elt_threads_quiesce();
 	status = elt_plugins_fini();
 	elt_invocations_report();
+	/* A plugin asked for and never run (a check among them) fails the
+	 * run as surely as a failed check, for a program that asks. */
+	if (status == ELT_OK && env_status != ELT_OK)
+		status = elt_set_error(env_status, "$ASYNCELT_PLUGINS was not loaded whole: %s",
+				       env_error);
 	return status;
 }
