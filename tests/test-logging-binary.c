@@ -275,8 +275,8 @@ static void check_recording(const char *path, const char *what)
 		free(data);
 		return;
 	}
-	ok(!f.truncated && f.pid == (long)getpid() && f.buffer == 64 * 1024,
-	   "%s: whole, the pid and the 64 KiB buffer in its preamble", what);
+	ok(!f.truncated && f.closed && f.pid == (long)getpid() && f.buffer == 64 * 1024,
+	   "%s: whole and closed, the pid and the 64 KiB buffer in its preamble", what);
 	tally_file(&f, &t);
 	ok(t.kinds[REC_CALL] == 2 * ALL && t.kinds[REC_SUSPEND] == ALL &&
 	   t.kinds[REC_RESUME] == ALL && t.kinds[REC_RETURN] == 2 * ALL,
@@ -376,9 +376,10 @@ int main(void)
 	char spec[1024], path[300], tiny_path[300], live_path[300];
 	pthread_t threads[THREADS];
 	int t, forked = 0;
+	long cut_child = 0;
 	long child = 0;
 
-	tap_plan(20);
+	tap_plan(21);
 	if (elt_register_function(WORK, "Work", "l(K i d)", ELT_FUNCTION_ASYNC) ||
 	    elt_register_function(PLAIN, "Plain", "v(p)", 0) ||
 	    elt_register_function(BIG, "Big", "v({c[200]})", 0) ||
@@ -432,6 +433,17 @@ int main(void)
 			waitpid(pid, &status, 0);
 		forked = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 		child = (long)pid;
+		/* a child that ends without shutting down: its call was
+		 * still in its buffer, and its file says it was not closed */
+		pid = fork();
+		if (pid == 0) {
+			elt_emit_enter(PLAIN, (void *[]){ &(void *){ NULL } }, NULL);
+			elt_emit_leave(PLAIN, NULL, NULL);
+			_exit(0);
+		}
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		cut_child = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? pid : 0;
 	}
 #endif
 	is_int(elt_shutdown(), ELT_OK, "shutdown writes every buffer out");
@@ -447,7 +459,7 @@ int main(void)
 		if (read_recording(child_path, &f, &data)) {
 			tally_file(&f, &tl);
 			ok(f.nevents == 2 && tl.kinds[REC_CALL] == 1 && tl.kinds[REC_RETURN] == 1 &&
-			   f.pid == child && f.nfunctions >= 2 && f.functions[1].defined &&
+			   f.closed && f.pid == child && f.nfunctions >= 2 && f.functions[1].defined &&
 			   !strcmp(f.functions[1].name, "Plain"),
 			   "the fork child's own file: its pid, the functions, its 2 records only");
 			dump_file_free(&f);
@@ -458,6 +470,26 @@ int main(void)
 		unlink(child_path);
 		/* the JSON instance's own file of the child */
 		snprintf(child_path, sizeof(child_path), "%s-live-%ld.jsonl", prefix, child);
+		unlink(child_path);
+	} else {
+		tap_skip(1, "no fork");
+	}
+	if (cut_child) {
+		char child_path[300], *data;
+		struct dump_file f;
+
+		snprintf(child_path, sizeof(child_path), "%s-%ld.bin", prefix, cut_child);
+		if (read_recording(child_path, &f, &data)) {
+			ok(!f.closed && f.nevents == 0 && f.pid == cut_child,
+			   "a child that ends with _exit: its file not closed, its buffered "
+			   "records not in it");
+			dump_file_free(&f);
+		} else {
+			ok(0, "the _exit child's own file: readable");
+		}
+		free(data);
+		unlink(child_path);
+		snprintf(child_path, sizeof(child_path), "%s-live-%ld.jsonl", prefix, cut_child);
 		unlink(child_path);
 	} else {
 		tap_skip(1, "no fork");

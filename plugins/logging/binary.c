@@ -427,6 +427,10 @@ static const char *clock_line(void)
 	return NULL;    /* clock.h has a source recording.h does not name */
 }
 
+/* tbuf_close writes it last: a reader tells a whole file from one cut off. */
+static const char close_record[] = { (char)REC_CLOSE, REC_END, '\0' };
+_Static_assert(REC_CLOSE != 0 && REC_END != 0, "the close record is a C string");
+
 elt_status binary_open(struct binary_log **out, const char *path, size_t capacity)
 {
 	struct binary_log *log;
@@ -452,7 +456,7 @@ elt_status binary_open(struct binary_log **out, const char *path, size_t capacit
 		 REC_VERSION, elt_abi_name(), little_endian() ? "little" : "big",
 		 clock_line(), (unsigned long long)log->base_ns, capacity);
 	st = tbuf_open(&log->out, "output", path, capacity, sizeof(struct run), preamble,
-		       NULL);
+		       close_record);
 	if (st != ELT_OK) {
 		pthread_mutex_destroy(&log->lock);
 		free(log);

@@ -5,7 +5,7 @@
  *
  * A file is a short text preamble followed by binary records:
  *
- *     asyncelt-recording 3\n          magic and format version
+ *     asyncelt-recording 4\n          magic and format version
  *     pid 1234\n                      key value lines, any order
  *     abi x86_64-sysv\n
  *     byte-order little\n
@@ -61,6 +61,11 @@
  *                 address), n flags (ELT_FUNCTION_*), the name, '\0', the
  *                 signature text ("" when registered without one), '\0';
  *                 it leaves the run as it was
+ *   REC_CLOSE     nothing: the writer closed the file, every buffer out
+ *                 before it (version 4 on).  A file without one was cut
+ *                 off by its process's end (killed, abort, _exit, a
+ *                 crash): what its threads had buffered is not in it.  A
+ *                 fork child writing to its parent's file adds its own.
  * An event of a run without an invocation (REC_NO_INVOCATION) belongs to
  * no thread the library knew: readers give it thread 0.  A function's
  * REC_FUNCTION comes before any event that names it in its thread's
@@ -74,7 +79,7 @@
 #include <stdint.h>
 
 #define REC_MAGIC "asyncelt-recording"
-#define REC_VERSION 3
+#define REC_VERSION 4
 #define REC_VERSION_OLDEST 2    /* the oldest a reader still reads */
 #define REC_PREAMBLE_END "records\n"
 /* The preamble never exceeds this (tbuf expands a header into 1 KB). */
@@ -100,6 +105,7 @@ enum rec_kind {
 	REC_CALL, REC_RESUME, REC_SUSPEND, REC_RETURN, REC_TAILCALL,
 	REC_FUNCTION,
 	REC_RUN,
+	REC_CLOSE,
 	REC_KIND_COUNT
 };
 

@@ -22,9 +22,11 @@ static const char usage[] =
 "    Reads the files that ASYNCELT_PLUGINS='logging:format=binary,output=run-%p.bin'\n"
 "    wrote (one per process with %p; several files merge on one time axis) and\n"
 "    writes one view of them to standard output, or to --output FILE.\n"
-"    A file cut short (a killed process) is read up to its last whole record,\n"
-"    with a warning; a corrupt file stops the command with the offset and the\n"
-"    problem.  --svg also reads a Chrome trace that timing:trace= wrote.\n"
+"    A file its process never closed (killed, abort, _exit: what its threads\n"
+"    still buffered is lost) is read with a warning, and one cut short inside\n"
+"    a record up to its last whole record; a corrupt file stops the command\n"
+"    with the offset and the problem.  --svg also reads a Chrome trace that\n"
+"    timing:trace= wrote.\n"
 "\n"
 "OUTPUTS\n"
 "    --text      one line per segment, as logging's text format (the default)\n"
@@ -229,6 +231,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "asyncelt-dump: warning: %s is cut short at offset %zu "
 				"of %zu (the process was killed?): read its %zu whole segment records\n",
 				path, files[i].whole_bytes, size, files[i].nevents);
+		if (!files[i].closed && files[i].version >= 4)
+			fprintf(stderr, "asyncelt-dump: warning: %s was never closed: its process "
+				"ended without shutting the library down (killed, abort, _exit or a "
+				"crash), so what its threads still held in their buffers is lost\n",
+				path);
 	}
 	if (status == 0 && !from_trace && view != TEXT && view != JSONL) {
 		if (!model_from_recordings(&m, files, nfiles)) {

@@ -340,10 +340,11 @@ static enum step record(struct reader *r)
 		     "unknown record kind %u (not a record boundary?)", e.kind);
 		return STEP_FAILED;
 	}
-	if (e.kind == REC_FUNCTION || e.kind == REC_RUN) {
+	if (e.kind == REC_FUNCTION || e.kind == REC_RUN || e.kind == REC_CLOSE) {
 		if (e.flags)
-			return bad(r, "a %s record with flags", e.kind == REC_RUN ? "run" : "function");
-		step = e.kind == REC_RUN ? start_run(r) : define(r);
+			return bad(r, "a %s record with flags", e.kind == REC_RUN ? "run"
+				   : e.kind == REC_CLOSE ? "close" : "function");
+		step = e.kind == REC_RUN ? start_run(r) : e.kind == REC_CLOSE ? STEP_OK : define(r);
 	} else {
 		step = event(r, &e);
 	}
@@ -357,7 +358,9 @@ static enum step record(struct reader *r)
 		     "(0x0a): the file is corrupt", end, r->offset);
 		return STEP_FAILED;
 	}
-	if (e.kind == REC_FUNCTION || e.kind == REC_RUN)
+	if (e.kind == REC_CLOSE)
+		f->closed = true;
+	if (e.kind == REC_FUNCTION || e.kind == REC_RUN || e.kind == REC_CLOSE)
 		return STEP_OK;
 	if (!dump_grow((void **)&f->events, &r->events_cap, f->nevents + 1, sizeof(e)))
 		return bad(r, "%s", "out of memory");

@@ -58,6 +58,7 @@ struct dump_file {
 	struct dump_unregistered *unregistered;
 	size_t nunregistered;
 	bool truncated;                 /* ends inside a record */
+	bool closed;                    /* has a REC_CLOSE: nothing was cut off */
 	size_t whole_bytes;             /* bytes of whole records read */
 };
 
