@@ -37,10 +37,10 @@ const char *elt_strerror(elt_status status)
 	return "unknown status";
 }
 
-/* Not initial-exec (ELT_TLS): 256 bytes of static TLS would come out of
+/* Not initial-exec (ELT_TLS): 512 bytes of static TLS would come out of
  * glibc's small surplus when the library is dlopen()ed, and no hot path
  * reads this. */
-static __thread char last_error[256];
+static __thread char last_error[512];
 
 const char *elt_last_error(void)
 {

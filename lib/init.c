@@ -19,7 +19,7 @@ static _Atomic int shut_down;
 static pthread_once_t core_once = PTHREAD_ONCE_INIT;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static elt_status env_status;
-static char env_error[256];     /* env_status's message */
+static char env_error[512];     /* env_status's message */
 
 unsigned elt_version_number(void)
 {

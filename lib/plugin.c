@@ -212,9 +212,12 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 
 			snprintf(reason, sizeof(reason), "%s",
 				 *elt_last_error() ? elt_last_error() : elt_strerror(st));
+			const char *o = options ? options : "";
+
 			elt_owned_unlock(&plugin_lock);
-			return elt_set_error(st, "plugin %s refused its options \"%s\": %s",
-					     who, options ? options : "", reason);
+			/* The options cut, so that the reason always fits. */
+			return elt_set_error(st, "plugin %s refused its options \"%.40s%s\": %s",
+					     who, o, strlen(o) > 40 ? "..." : "", reason);
 		}
 	}
 

@@ -76,6 +76,16 @@ int main(void)
 	   "an unknown check option names the known ones: %s", messages);
 	st = load("check:expect=Work");
 	ok(st == ELT_E_BAD_OPTION && HAS("NAME:PAIRS"), "a malformed expectation: %s", messages);
+	{
+		/* a long option: the reason still ends the message */
+		char long_spec[160];
+
+		snprintf(long_spec, sizeof(long_spec), "check:expect=%0100d:1", 0);
+		st = load(long_spec);
+		ok(st == ELT_E_BAD_OPTION && HAS("is longer than 63 bytes; the other plugins") &&
+		   strstr(elt_last_error(), "is longer than 63 bytes"),
+		   "a long option's refusal keeps its reason: %s", messages);
+	}
 	st = load("check:max-pending=lots");
 	ok(st == ELT_E_BAD_OPTION && HAS("max-pending") && HAS("lots"),
 	   "a malformed bound: %s", messages);
