@@ -7,6 +7,7 @@
 #include "output.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,9 +102,10 @@ static int parse_number(const char *option, const char *text, unsigned long long
 {
 	char *end;
 
+	/* digits only: strtoull would take "-5" as 2^64 - 5 */
 	errno = 0;
-	*out = strtoull(text ? text : "", &end, 10);
-	if (!text || !*text || *end || errno) {
+	*out = text && *text >= '0' && *text <= '9' ? strtoull(text, &end, 10) : 0;
+	if (!text || *text < '0' || *text > '9' || *end || errno) {
 		fprintf(stderr, "asyncelt-dump: %s wants a number, not \"%s\"\n", option,
 			text ? text : "");
 		return 0;
@@ -132,6 +134,8 @@ int main(int argc, char **argv)
 	size_t nfiles = 0, i;
 	struct model m;
 	bool have_model = false, from_trace = false;
+	const char *svg_only = NULL;    /* an option of --svg's, if one was given */
+	unsigned long long to_us = ULLONG_MAX;  /* --to; none: the end */
 	int status = 0, a;
 	FILE *out = stdout;
 
@@ -175,14 +179,22 @@ int main(int argc, char **argv)
 				fprintf(stderr, "asyncelt-dump: --function needs a name\n");
 				goto done;
 			}
+			svg_only = arg;
 		} else if (!strcmp(arg, "--from") || !strcmp(arg, "--to") ||
 			   !strcmp(arg, "--top") || !strcmp(arg, "--width")) {
 			if (!parse_number(arg, argv[++a], &v))
 				goto done;
-			if (!strcmp(arg, "--from")) {
-				sel.from_ns = v * 1000;
-			} else if (!strcmp(arg, "--to")) {
-				sel.to_ns = v * 1000;
+			svg_only = arg;
+			if (!strcmp(arg, "--from") || !strcmp(arg, "--to")) {
+				if (v > UINT64_MAX / 1000) {
+					fprintf(stderr, "asyncelt-dump: %s: %llu us is out of range\n",
+						arg, v);
+					goto done;
+				}
+				if (!strcmp(arg, "--from"))
+					sel.from_ns = v * 1000;
+				else
+					to_us = v;
 			} else if (!strcmp(arg, "--top")) {
 				sel.top = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 			} else if (v < 100 || v > 100000) {
@@ -201,6 +213,19 @@ int main(int argc, char **argv)
 	if (!nfiles) {
 		fprintf(stderr, "asyncelt-dump: no FILE to read (see --help)\n");
 		goto done;
+	}
+	if (svg_only && view != SVG) {
+		fprintf(stderr, "asyncelt-dump: %s selects what --svg draws; the other "
+			"views show everything\n", svg_only);
+		goto done;
+	}
+	if (to_us != ULLONG_MAX) {
+		if (to_us * 1000 <= sel.from_ns) {
+			fprintf(stderr, "asyncelt-dump: --to %llu us is not after --from %llu us\n",
+				to_us, (unsigned long long)(sel.from_ns / 1000));
+			goto done;
+		}
+		sel.to_ns = to_us * 1000;
 	}
 	status = 0;
 	for (i = 0; i < nfiles && status == 0; i++) {

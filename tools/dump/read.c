@@ -76,6 +76,7 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 	bool have_base = false, have_clock = false;
 	size_t at = 0;
 	int version = 0;
+	char version_text[24] = "";     /* as written: said when refused */
 
 	if (c->size < magic_len || memcmp(text, REC_MAGIC, magic_len) != 0)
 		return fail(error, error_size, f->name, 0,
@@ -95,8 +96,8 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 		    memcmp(line, REC_PREAMBLE_END, len) == 0) {
 			if (version < REC_VERSION_OLDEST || version > REC_VERSION)
 				return fail(error, error_size, f->name, 0,
-					    "format version %d; this reader reads versions "
-					    "%d to %d", version, REC_VERSION_OLDEST,
+					    "format version %s; this reader reads versions "
+					    "%d to %d", version_text, REC_VERSION_OLDEST,
 					    REC_VERSION);
 			f->version = version;
 			if (!have_base || !have_clock)
@@ -111,8 +112,15 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 				    "preamble line longer than %zu bytes", sizeof(value) - 1);
 		memcpy(value, line, len);
 		value[len] = '\0';
-		if (sscanf(value, REC_MAGIC " %d", &version) == 1)
+		if (strncmp(value, REC_MAGIC " ", magic_len + 1) == 0) {
+			const char *v = value + magic_len + 1;
+
+			/* digits only, and no more than a version can have */
+			snprintf(version_text, sizeof(version_text), "\"%.20s\"", v);
+			version = strspn(v, "0123456789") == strlen(v) && *v && strlen(v) <= 6
+				  ? atoi(v) : -1;
 			continue;
+		}
 		if (sscanf(value, "pid %ld", &f->pid) == 1)
 			continue;
 		if (strncmp(value, "abi ", 4) == 0) {
