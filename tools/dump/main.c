@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	struct dump_file *files;
 	const char **paths;
 	char **buffers;
-	size_t nfiles = 0, i;
+	size_t nfiles = 0, i, j;
 	struct model m;
 	bool have_model = false, from_trace = false;
 	const char *svg_only = NULL;    /* an option of --svg's, if one was given */
@@ -249,6 +249,17 @@ int main(int argc, char **argv)
 		}
 		if (dump_parse(buffers[i], size, path, &files[i], error, sizeof(error)) != ELT_OK) {
 			fprintf(stderr, "asyncelt-dump: %s\n", error);
+			status = 1;
+			break;
+		}
+		for (j = 0; j < i; j++)
+			if (files[j].pid == files[i].pid && files[j].base_ns == files[i].base_ns)
+				break;
+		if (j < i) {
+			fprintf(stderr, "asyncelt-dump: %s and %s are the same recording (pid %ld, "
+				"base %llu): merged, each of its events would count twice\n",
+				paths[j], path, files[i].pid,
+				(unsigned long long)files[i].base_ns);
 			status = 1;
 			break;
 		}
