@@ -115,6 +115,9 @@ elt_status elt_shutdown(void)
 {
 	elt_status status;
 
+	if (elt_plugins_busy_here())
+		return elt_set_error(ELT_E_STATE, "elt_shutdown: called from a plugin's init or "
+				     "function_added, which would wait for itself");
 	if (atomic_exchange(&shut_down, 1))
 		return elt_set_error(ELT_E_STATE, "elt_shutdown: already shut down");
 	elt_plugins_stop();

@@ -104,6 +104,8 @@ static inline const struct elt_function *elt_registry_lookup(elt_function_id id)
  * while it learns of the functions registered so far, so it misses none. */
 ELT_HIDDEN void elt_registry_lock(void);
 ELT_HIDDEN void elt_registry_unlock(void);
+/* Whether this thread holds that lock (a plugin's function_added runs). */
+ELT_HIDDEN int elt_registry_held_here(void);
 /* Calls `fn` for every registered function, in registration order.
  * Lock-free: one registered meanwhile may be left out, unless the caller
  * holds the lock. */
@@ -163,6 +165,9 @@ ELT_HIDDEN extern _Atomic int elt_stopped;
 /* Sets elt_stopped: no plugin is added, told of a function or called
  * after this. */
 ELT_HIDDEN void elt_plugins_stop(void);
+/* Whether this thread is inside a plugin's init or function_added, with
+ * the locks that adding a plugin, registering or stopping would take. */
+ELT_HIDDEN int elt_plugins_busy_here(void);
 ELT_HIDDEN elt_status elt_plugins_fini(void);
 /* What elt_foreach_live_invocation calls, and the walk itself for the
  * plugin in table slot `plugin` (invocation.c; plugin.c finds the slot). */

@@ -12,22 +12,41 @@
 #ifndef ELT_OWNED_MUTEX_H
 #define ELT_OWNED_MUTEX_H
 
+#include "internal.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 
 struct elt_owned_mutex {
 	pthread_mutex_t mutex;
-	pthread_t owner;                /* while held */
+	const void *_Atomic owner;      /* while held: the holder's elt_thread */
 	_Atomic int held;               /* set after `owner`, cleared before
 	                                   the unlock */
 };
 #define ELT_OWNED_MUTEX_INITIALIZER { .mutex = PTHREAD_MUTEX_INITIALIZER }
 
+/* A thread's own address for the holder: its TLS block (internal.h),
+ * unique among the live threads, and the same in a fork child. */
+static inline const void *elt_owned_self(void)
+{
+	return &elt_thread;
+}
+
 static inline void elt_owned_lock(struct elt_owned_mutex *m)
 {
 	pthread_mutex_lock(&m->mutex);
-	m->owner = pthread_self();
+	atomic_store_explicit(&m->owner, elt_owned_self(), memory_order_relaxed);
 	atomic_store_explicit(&m->held, 1, memory_order_release);
+}
+
+/* Whether this thread holds it: a step that would lock it again (a
+ * plugin's init adding a plugin) must refuse rather than wait for itself.
+ * `held` is set after `owner`, so it never vouches for an owner another
+ * holder has not yet overwritten. */
+static inline int elt_owned_held_here(struct elt_owned_mutex *m)
+{
+	return atomic_load_explicit(&m->held, memory_order_acquire) &&
+	       atomic_load_explicit(&m->owner, memory_order_relaxed) == elt_owned_self();
 }
 
 static inline void elt_owned_unlock(struct elt_owned_mutex *m)
@@ -45,10 +64,8 @@ static inline int elt_owned_mutex_reset(struct elt_owned_mutex *m)
 		return 0;
 	}
 	/* Held: by this thread only if it got as far as saying so, since it
-	 * could not fork in between; `held` is set after `owner`, so it never
-	 * vouches for an owner another holder has not yet overwritten. */
-	if (atomic_load_explicit(&m->held, memory_order_acquire) &&
-	    pthread_equal(m->owner, pthread_self()))
+	 * could not fork in between. */
+	if (elt_owned_held_here(m))
 		return 0;
 	pthread_mutex_init(&m->mutex, NULL);
 	atomic_store_explicit(&m->held, 0, memory_order_relaxed);

@@ -66,6 +66,11 @@ static void watch_forks(void)
 #endif
 }
 
+int elt_plugins_busy_here(void)
+{
+	return elt_owned_held_here(&plugin_lock) || elt_registry_held_here();
+}
+
 static void lock_plugins(void)
 {
 	pthread_once(&fork_watch, watch_forks);
@@ -176,6 +181,9 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	st = check_descriptor(d, who);
 	if (st != ELT_OK)
 		return st;
+	if (elt_plugins_busy_here())
+		return elt_set_error(ELT_E_STATE, "plugin %s: added from a plugin's init or "
+				     "function_added, which would wait for itself", who);
 
 	lock_plugins();
 	if (atomic_load_explicit(&elt_stopped, memory_order_relaxed)) {

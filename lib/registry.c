@@ -200,6 +200,11 @@ elt_status elt_register_function(elt_function_id id, const char *name,
 		return st;
 	}
 
+	if (elt_registry_held_here()) {
+		function_free(fn);
+		return elt_set_error(ELT_E_STATE, "function '%s': registered from a plugin's "
+				     "function_added, which would wait for itself", name);
+	}
 	lock();
 	if (elt_registry_lookup(id)) {
 		elt_owned_unlock(&registry_lock);
@@ -229,6 +234,11 @@ const elt_function_desc *elt_find_function(elt_function_id id)
 	const struct elt_function *fn = elt_registry_lookup(id);
 
 	return fn ? &fn->desc : NULL;
+}
+
+int elt_registry_held_here(void)
+{
+	return elt_owned_held_here(&registry_lock);
 }
 
 void elt_registry_lock(void)

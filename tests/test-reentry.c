@@ -1,0 +1,72 @@
+/*
+ * A plugin that calls back into the library from its init or its
+ * function_added, which run with the locks that adding a plugin,
+ * registering a function and shutting down take: each such call is
+ * refused with ELT_E_STATE and a message, rather than wait for itself
+ * forever.  An alarm ends the program if one does.
+ */
+#define ELT_PLUGIN_STATIC
+#include "tap.h"
+
+#include <asyncelt.h>
+#include <asyncelt/plugin.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+extern const elt_plugin elt_plugin_inner, elt_plugin_outer;
+
+static elt_status from_init_add, from_init_shutdown;
+static char from_init_message[256];
+static elt_status from_added_register = ELT_OK, from_added_add = ELT_OK;
+static char from_added_message[256];
+static int told;
+
+static void *inner_function_added(void *state, const elt_function_desc *fn)
+{
+	(void)state;
+	if (fn->id != 0x10 || told++)
+		return NULL;
+	from_added_register = elt_register_function(0x99, "Nested", "v()", 0);
+	snprintf(from_added_message, sizeof(from_added_message), "%s", elt_last_error());
+	from_added_add = elt_plugin_add(&elt_plugin_outer, NULL);
+	return NULL;
+}
+
+static elt_status outer_init(const char *options, void **state)
+{
+	(void)options;
+	(void)state;
+	from_init_add = elt_plugin_add(&elt_plugin_inner, NULL);
+	snprintf(from_init_message, sizeof(from_init_message), "%s", elt_last_error());
+	from_init_shutdown = elt_shutdown();
+	return ELT_OK;
+}
+
+ELT_PLUGIN_DEFINE(inner, .function_added = inner_function_added);
+ELT_PLUGIN_DEFINE(outer, .init = outer_init);
+
+int main(void)
+{
+#if !defined(_WIN32)
+	alarm(20);      /* a call that waits for itself ends the test here */
+#endif
+	tap_plan(8);
+	is_int(elt_plugin_add(&elt_plugin_outer, NULL), ELT_OK, "a plugin whose init calls back");
+	is_int(from_init_add, ELT_E_STATE, "elt_plugin_add from an init is refused");
+	ok(strstr(from_init_message, "plugin inner: added from a plugin's init") != NULL,
+	   "... saying why: %s", from_init_message);
+	is_int(from_init_shutdown, ELT_E_STATE, "elt_shutdown from an init is refused");
+
+	is_int(elt_plugin_add(&elt_plugin_inner, NULL), ELT_OK, "a plugin whose function_added "
+	       "calls back");
+	is_int(elt_register_function(0x10, "Outer", "v()", 0), ELT_OK,
+	       "a registration that runs it");
+	ok(from_added_register == ELT_E_STATE &&
+	   strstr(from_added_message, "function 'Nested': registered from a plugin's "
+		  "function_added") && !elt_find_function(0x99),
+	   "registering from function_added is refused: %s", from_added_message);
+	is_int(from_added_add, ELT_E_STATE, "elt_plugin_add from function_added is refused");
+	elt_shutdown();
+	return tap_done();
+}
