@@ -67,6 +67,11 @@ static __attribute__((noinline)) void run_callbacks(struct elt_info *info, unsig
 		const struct elt_plugin_slot *p = &elt_plugins[i];
 		elt_segment_callback cb = p->segment[which];
 
+		/* A callback before may have shut the library down, on this
+		 * thread: the plugins' fini have run, their state is gone.
+		 * (Another thread's shutdown waits for this one's flag.) */
+		if (i && !atomic_load_explicit(&elt_armed, memory_order_relaxed))
+			break;
 		if (cb) {
 			info->head.plugin = i;
 			cb(info, p->state);

@@ -3,7 +3,9 @@
  * function_added, which run with the locks that adding a plugin,
  * registering a function and shutting down take: each such call is
  * refused with ELT_E_STATE and a message, rather than wait for itself
- * forever.  An alarm ends the program if one does.
+ * forever.  An alarm ends the program if one does.  Then a segment
+ * callback that shuts the library down: the plugins after it in that
+ * segment, whose fini has run, are not called.
  */
 #define ELT_PLUGIN_STATIC
 #include "tap.h"
@@ -46,12 +48,40 @@ static elt_status outer_init(const char *options, void **state)
 ELT_PLUGIN_DEFINE(inner, .function_added = inner_function_added);
 ELT_PLUGIN_DEFINE(outer, .init = outer_init);
 
+/* stopper shuts down from its enter; later's enter must not follow its
+ * fini.  Added after inner: three plugins, the general dispatch path. */
+static int later_finished, later_called_after_fini, stopper_status = -1;
+
+static void stopper_enter(const elt_info *info, void *state)
+{
+	(void)info;
+	(void)state;
+	stopper_status = elt_shutdown();
+}
+
+static void later_enter(const elt_info *info, void *state)
+{
+	(void)info;
+	(void)state;
+	later_called_after_fini += later_finished;
+}
+
+static elt_status later_fini(void *state)
+{
+	(void)state;
+	later_finished = 1;
+	return ELT_OK;
+}
+
+ELT_PLUGIN_DEFINE(stopper, .enter = stopper_enter);
+ELT_PLUGIN_DEFINE(later, .enter = later_enter, .fini = later_fini);
+
 int main(void)
 {
 #if !defined(_WIN32)
 	alarm(20);      /* a call that waits for itself ends the test here */
 #endif
-	tap_plan(8);
+	tap_plan(10);
 	is_int(elt_plugin_add(&elt_plugin_outer, NULL), ELT_OK, "a plugin whose init calls back");
 	is_int(from_init_add, ELT_E_STATE, "elt_plugin_add from an init is refused");
 	ok(strstr(from_init_message, "plugin inner: added from a plugin's init") != NULL,
@@ -67,6 +97,13 @@ int main(void)
 		  "function_added") && !elt_find_function(0x99),
 	   "registering from function_added is refused: %s", from_added_message);
 	is_int(from_added_add, ELT_E_STATE, "elt_plugin_add from function_added is refused");
-	elt_shutdown();
+
+	elt_plugin_add(&elt_plugin_stopper, NULL);
+	elt_plugin_add(&elt_plugin_later, NULL);
+	elt_emit_enter(0x10, NULL, NULL);
+	ok(stopper_status == ELT_OK && later_finished,
+	   "a callback shuts the library down: every fini ran");
+	is_int(later_called_after_fini, 0, "no plugin after it in the segment is called "
+	       "once its fini has run");
 	return tap_done();
 }
