@@ -13,9 +13,12 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
-static _Atomic int shut_down;
+static _Atomic int shut_down;           /* elt_shutdown began */
+static _Atomic int shutdown_finished;   /* and returned */
+static __thread int shutting_down_here;
 static pthread_once_t core_once = PTHREAD_ONCE_INIT;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static elt_status env_status;
@@ -57,8 +60,24 @@ elt_status elt_check_running(const char *what)
  * failed check still fails it. */
 static void at_exit(void)
 {
-	if (atomic_load(&shut_down))
+	if (atomic_load(&shut_down)) {
+		struct timespec start, now;
+
+		/* Another thread's elt_shutdown is running the plugins' fini:
+		 * wait for it, or exit would cut their reports and files short.
+		 * At most 5 s, as shutdown waits for a callback. */
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		while (!shutting_down_here && !atomic_load(&shutdown_finished)) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - start.tv_sec > 5) {
+				elt_report("exit: elt_shutdown on another thread has not "
+					   "finished in 5 s; exiting without it");
+				break;
+			}
+			nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+		}
 		return;
+	}
 	if (elt_shutdown() == ELT_E_CHECK_FAILED) {
 		fflush(NULL);
 		_exit(3);
@@ -120,6 +139,7 @@ elt_status elt_shutdown(void)
 				     "function_added, which would wait for itself");
 	if (atomic_exchange(&shut_down, 1))
 		return elt_set_error(ELT_E_STATE, "elt_shutdown: already shut down");
+	shutting_down_here = 1;         /* a fini that calls exit must not wait */
 	elt_plugins_stop();
 	/* fini may free what callbacks use: none may still run. */
 	elt_threads_quiesce();
@@ -130,5 +150,6 @@ elt_status elt_shutdown(void)
 	if (status == ELT_OK && env_status != ELT_OK)
 		status = elt_set_error(env_status, "$ASYNCELT_PLUGINS was not loaded whole: %s",
 				       env_error);
+	atomic_store(&shutdown_finished, 1);
 	return status;
 }
