@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,19 +72,34 @@ static void thread_exiting(void *value)
  * flags would stall its shutdown, and what they were running belongs to
  * the parent, so they are dropped with their invocation state, uncounted
  * (an invocation they suspended can still be resumed in the child), and
- * what they left half done in the continuation table is repaired. */
+ * what they left half done in the continuation table is repaired.
+ *
+ * In between, the forking thread holds threads_lock, which its first
+ * segment takes (elt_thread_attach): a signal handler reporting one there
+ * would wait for itself.  Signals wait instead, blocked until the lock is
+ * free again; fork_signals is the thread's mask, under threads_lock. */
+static sigset_t fork_signals;
+
 static void before_fork(void)
 {
+	sigset_t all;
+
+	sigfillset(&all);
 	pthread_mutex_lock(&threads_lock);
+	pthread_sigmask(SIG_SETMASK, &all, &fork_signals);
 }
 
 static void after_fork_parent(void)
 {
+	sigset_t signals = fork_signals;
+
 	pthread_mutex_unlock(&threads_lock);
+	pthread_sigmask(SIG_SETMASK, &signals, NULL);
 }
 
 static void after_fork_child(void)
 {
+	sigset_t signals = fork_signals;
 	struct thread_record *r, *next;
 
 	for (r = threads; r; r = next) {
@@ -99,6 +115,7 @@ static void after_fork_child(void)
 		self->prev = self->next = NULL;
 	elt_invocations_after_fork_child();
 	pthread_mutex_unlock(&threads_lock);
+	pthread_sigmask(SIG_SETMASK, &signals, NULL);
 }
 #endif
 

@@ -4,6 +4,9 @@
  * thread's in-flight invocation is not the child's.  And fork() while
  * another thread holds a plugin's lock (plugins/common/fork-lock.h, which
  * the shipped plugins' locks are): the fork waits, the child gets it free.
+ * And a signal whose handler reports a segment, delivered on the forking
+ * thread while the fork's handlers hold the library's and the plugins'
+ * locks: it waits until they let go, instead of waiting for itself.
  */
 #define ELT_PLUGIN_STATIC 1
 #include "tap.h"
@@ -13,12 +16,13 @@
 #include "../plugins/common/fork-lock.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static const elt_function_id WORK = 0x10, BLOCKING = 0x20;
+static const elt_function_id WORK = 0x10, BLOCKING = 0x20, SIGNALED = 0x30;
 static atomic_int inside, release;
 
 /* Enter of BLOCKING holds its thread inside the callback until released. */
@@ -81,6 +85,88 @@ static void fork_with_a_lock_held(void)
 	fork_lock_destroy(&plugin_lock);
 }
 
+/* --- a signal during the fork's handlers ---------------------------------- */
+
+static struct fork_lock signal_lock;
+static atomic_int noted, locked;
+static volatile sig_atomic_t raise_in_prepare, handled;
+
+static int is_signaled(const elt_info *info)
+{
+	return elt_get_function(info) && elt_get_function(info)->id == SIGNALED;
+}
+
+static void noting_enter(const elt_info *info, void *state)
+{
+	(void)state;
+	if (is_signaled(info))
+		atomic_fetch_add(&noted, 1);
+}
+
+/* Like every shipped plugin's callback that takes a lock. */
+static void locking_enter(const elt_info *info, void *state)
+{
+	(void)state;
+	if (is_signaled(info)) {
+		fork_lock(&signal_lock);
+		atomic_fetch_add(&locked, 1);
+		fork_unlock(&signal_lock);
+	}
+}
+
+ELT_PLUGIN_DEFINE(noter, .enter = noting_enter);
+ELT_PLUGIN_DEFINE(locker, .enter = locking_enter);
+
+static void instrumented_handler(int sig)
+{
+	(void)sig;
+	elt_emit_enter(SIGNALED, NULL, NULL);
+	elt_emit_leave(SIGNALED, NULL, NULL);
+	handled++;
+}
+
+/* Registered before every other fork handler, so it runs after their
+ * prepare handlers, with their locks held. */
+static void raise_while_locked(void)
+{
+	if (raise_in_prepare)
+		raise(SIGUSR1);
+}
+
+/* From a thread that never reported a segment: its first one, in the
+ * handler, also registers the thread (lib/threads.c's lock). */
+static void *forking_thread(void *arg)
+{
+	pid_t pid;
+	int status = -1;
+
+	(void)arg;
+	raise_in_prepare = 1;
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	raise_in_prepare = 0;
+	ok(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	   WEXITSTATUS(status) == 0, "fork() with a signal raised in its handlers returns");
+	return NULL;
+}
+
+/* A fork whose prepare handlers raise a signal on the forking thread, the
+ * handler reporting a segment: it waits until the fork is done. */
+static void fork_with_a_signal_in_its_handlers(const char *whose)
+{
+	int handled_before = handled, noted_before = atomic_load(&noted);
+	pthread_t thread;
+
+	tap_diag("%s", whose);
+	alarm(20);      /* a fork that waits for itself ends the test here */
+	pthread_create(&thread, NULL, forking_thread, NULL);
+	pthread_join(thread, NULL);
+	alarm(0);
+	is_int(handled - handled_before, 1, "... and the signal is handled in the parent, once");
+	is_int(atomic_load(&noted) - noted_before, 1, "... its segment reaching the plugins");
+}
+
 static double seconds(void)
 {
 	struct timespec ts;
@@ -95,7 +181,9 @@ int main(void)
 	pid_t pid;
 	int status;
 
-	if (elt_register_function(WORK, "Work", "v()", 0) != ELT_OK ||
+	pthread_atfork(raise_while_locked, NULL, NULL);
+	if (elt_register_function(SIGNALED, "Signaled", "v()", 0) != ELT_OK ||
+	    elt_register_function(WORK, "Work", "v()", 0) != ELT_OK ||
 	    elt_register_function(BLOCKING, "Blocking", "v()", 0) != ELT_OK ||
 	    elt_plugin_add(&elt_plugin_blocker, NULL) != ELT_OK)
 		tap_bail("setup: %s", elt_last_error());
@@ -126,7 +214,19 @@ int main(void)
 	   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	atomic_store(&release, 1);
 	pthread_join(t, NULL);
+	if (elt_plugin_add(&elt_plugin_noter, NULL) != ELT_OK ||
+	    signal(SIGUSR1, instrumented_handler) == SIG_ERR)
+		tap_bail("setup: %s", elt_last_error());
+	/* First with only the library's fork handlers, then with a plugin's
+	 * locks (plugins/common/fork-lock.h) too. */
+	fork_with_a_signal_in_its_handlers("the thread list locked (lib/threads.c)");
 	fork_with_a_lock_held();
+	fork_lock_init(&signal_lock);
+	if (elt_plugin_add(&elt_plugin_locker, NULL) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+	fork_with_a_signal_in_its_handlers("a plugin's locks too (fork-lock.h)");
+	is_int(atomic_load(&locked), 1, "... the plugin taking its lock after the fork");
+	fork_lock_destroy(&signal_lock);
 	is_int(elt_shutdown(), ELT_OK, "the parent shuts down as usual");
 	return tap_done();
 }

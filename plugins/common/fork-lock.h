@@ -4,15 +4,17 @@
  * program forks; the child has only the forking thread, so it would wait
  * for that lock forever.  Here fork() waits instead: its prepare handler
  * takes every fork_lock of the plugin (newest first) and both sides
- * release them after.  A plugin must not hold one fork_lock while taking
- * another, or take a fork_lock while holding the lock of another
- * mechanism that forks wait for (tbuf's): the prepare handler would
- * deadlock.  Header-only: each plugin is one file, with its own list.
+ * release them after, signals held back in between (fork-signals.h).
+ * A plugin must not hold one fork_lock while taking another, or take a
+ * fork_lock while holding the lock of another mechanism that forks wait
+ * for (tbuf's): the prepare handler would deadlock.  Header-only: each plugin is one file, with its own list.
  */
 #ifndef ELT_PLUGINS_FORK_LOCK_H
 #define ELT_PLUGINS_FORK_LOCK_H
 
 #include <pthread.h>
+
+#include "fork-signals.h"
 
 struct fork_lock {
 	pthread_mutex_t mutex;
@@ -33,11 +35,14 @@ static inline void fork_unlock(struct fork_lock *l)
 }
 
 #if !defined(_WIN32)            /* no fork there */
+static fork_signal_mask fork_locks_signals;     /* the forking thread's; fork_locks_lock */
+
 static void fork_locks_prepare(void)
 {
 	struct fork_lock *l;
 
 	pthread_mutex_lock(&fork_locks_lock);
+	fork_signals_block(&fork_locks_signals);
 	for (l = fork_locks; l; l = l->next)
 		pthread_mutex_lock(&l->mutex);
 }
@@ -45,11 +50,13 @@ static void fork_locks_prepare(void)
 /* Parent and child alike: the child's one thread is the one that locked. */
 static void fork_locks_release(void)
 {
+	fork_signal_mask signals = fork_locks_signals;
 	struct fork_lock *l;
 
 	for (l = fork_locks; l; l = l->next)
 		pthread_mutex_unlock(&l->mutex);
 	pthread_mutex_unlock(&fork_locks_lock);
+	fork_signals_restore(&signals);
 }
 
 static void fork_locks_register(void)

@@ -2,6 +2,7 @@
  * Per-thread output buffers: see tbuf.h for what they promise.
  */
 #include "tbuf.h"
+#include "fork-signals.h"
 #include "pages.h"
 
 #include <errno.h>
@@ -348,12 +349,17 @@ static elt_status open_output(struct tbuf_set *set, const char *option)
 	return ELT_OK;
 }
 
+/* The forking thread's signal mask, restored after (fork-signals.h);
+ * under sets_lock. */
+static fork_signal_mask fork_signals;
+
 static void before_fork(void)
 {
 	struct tbuf_set *set;
 	struct tbuf *b;
 
 	pthread_mutex_lock(&sets_lock);
+	fork_signals_block(&fork_signals);
 	for (set = sets_list; set; set = set->next_set) {
 		pthread_mutex_lock(&set->lock);
 		/* this thread's whole lines go out once, from the parent */
@@ -365,17 +371,20 @@ static void before_fork(void)
 
 static void after_fork_parent(void)
 {
+	fork_signal_mask signals = fork_signals;
 	struct tbuf_set *set;
 
 	for (set = sets_list; set; set = set->next_set)
 		pthread_mutex_unlock(&set->lock);
 	pthread_mutex_unlock(&sets_lock);
+	fork_signals_restore(&signals);
 }
 
 /* The child has one thread: the other threads' buffers hold the parent's
  * lines, which the parent writes; they are emptied and free for reuse. */
 static void after_fork_child(void)
 {
+	fork_signal_mask signals = fork_signals;
 	struct tbuf_set *set;
 	struct tbuf *b, *mine;
 
@@ -400,6 +409,7 @@ static void after_fork_child(void)
 		pthread_mutex_unlock(&set->lock);
 	}
 	pthread_mutex_unlock(&sets_lock);
+	fork_signals_restore(&signals);
 }
 
 static void register_atfork(void)

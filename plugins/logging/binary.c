@@ -9,6 +9,7 @@
 #include "recording.h"
 
 #include "../common/clock.h"
+#include "../common/fork-signals.h"
 #include "../common/tbuf.h"
 
 #include <pthread.h>
@@ -361,28 +362,36 @@ static pthread_mutex_t logs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct binary_log *logs_list;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
+/* The forking thread's signal mask, restored after (fork-signals.h);
+ * under logs_lock. */
+static fork_signal_mask fork_signals;
+
 static void before_fork(void)
 {
 	struct binary_log *log;
 
 	pthread_mutex_lock(&logs_lock);
+	fork_signals_block(&fork_signals);
 	for (log = logs_list; log; log = log->next)
 		pthread_mutex_lock(&log->lock);
 }
 
 static void after_fork_parent(void)
 {
+	fork_signal_mask signals = fork_signals;
 	struct binary_log *log;
 
 	for (log = logs_list; log; log = log->next)
 		pthread_mutex_unlock(&log->lock);
 	pthread_mutex_unlock(&logs_lock);
+	fork_signals_restore(&signals);
 }
 
 /* Runs after tbuf's own handler (registered later), which has opened the
  * child's file and written its preamble. */
 static void after_fork_child(void)
 {
+	fork_signal_mask signals = fork_signals;
 	struct binary_log *log;
 	size_t i;
 
@@ -394,6 +403,7 @@ static void after_fork_child(void)
 		pthread_mutex_unlock(&log->lock);
 	}
 	pthread_mutex_unlock(&logs_lock);
+	fork_signals_restore(&signals);
 }
 
 static void register_atfork(void)
