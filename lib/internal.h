@@ -263,6 +263,25 @@ static inline __attribute__((always_inline)) void elt_callback_end(void)
 {
 	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_ATTACHED, memory_order_release);
 }
+/* Around plugin code the library calls outside a segment on a live
+ * plugin (function_added): a signal handler's segment on this thread is
+ * not reported meanwhile, as in a callback, so that it cannot write into
+ * what the interrupted code was writing (the thread's own buffer).  Any
+ * thread, attached or not; returns the flags to restore. */
+static inline unsigned char elt_plugin_code_begin(void)
+{
+	unsigned char was = atomic_load_explicit(&elt_thread.flags, memory_order_relaxed);
+
+	atomic_store_explicit(&elt_thread.flags, was | ELT_THREAD_IN_CALLBACK,
+			      memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	return was;
+}
+
+static inline void elt_plugin_code_end(unsigned char was)
+{
+	atomic_store_explicit(&elt_thread.flags, was, memory_order_release);
+}
 /* Registers this thread (its flags, its exit) and sets its flags to
  * ATTACHED, or UNATTACHABLE and returns 0 when out of memory. */
 ELT_HIDDEN int elt_thread_attach(void);

@@ -125,10 +125,11 @@ static elt_status check_descriptor(const elt_plugin *d, const char *who)
 static void tell_function(struct elt_function *fn, void *arg)
 {
 	const struct elt_plugin_slot *p = arg;
+	unsigned char flags = elt_plugin_code_begin();
+	void *data = p->function_added(p->state, &fn->desc);
 
-	atomic_store_explicit(&fn->plugin_data[p - elt_plugins],
-			      p->function_added(p->state, &fn->desc),
-			      memory_order_relaxed);
+	elt_plugin_code_end(flags);
+	atomic_store_explicit(&fn->plugin_data[p - elt_plugins], data, memory_order_relaxed);
 }
 
 void elt_plugins_function_added(struct elt_function *fn)

@@ -5,7 +5,10 @@
  * refused with ELT_E_STATE and a message, rather than wait for itself
  * forever.  An alarm ends the program if one does.  Then a segment
  * callback that shuts the library down: the plugins after it in that
- * segment, whose fini has run, are not called.
+ * segment, whose fini has run, are not called.  And a signal whose
+ * handler reports a segment, delivered while a live plugin's
+ * function_added runs: the segment is not reported into the code it
+ * interrupted, as for a callback.
  */
 #define ELT_PLUGIN_STATIC
 #include "tap.h"
@@ -74,6 +77,42 @@ static elt_status later_fini(void *state)
 }
 
 ELT_PLUGIN_DEFINE(stopper, .enter = stopper_enter);
+
+/* writer's function_added is interrupted by a signal (where the logging
+ * plugin writes the function's definition into the thread's buffer). */
+static const elt_function_id ANNOUNCED = 0x20, SIGNALED = 0x21;
+static volatile sig_atomic_t writing, handled;
+static int interleaved, entered;
+
+static void writer_enter(const elt_info *info, void *state)
+{
+	(void)info;
+	(void)state;
+	if (writing)
+		interleaved++;
+	else
+		entered++;
+}
+
+static void instrumented_handler(int sig)
+{
+	(void)sig;
+	elt_emit_enter(SIGNALED, NULL, NULL);
+	elt_emit_leave(SIGNALED, NULL, NULL);
+	handled++;
+}
+
+static void *writer_function_added(void *state, const elt_function_desc *fn)
+{
+	if (fn->id == ANNOUNCED) {
+		writing = 1;
+		raise(SIGINT);
+		writing = 0;
+	}
+	return state;
+}
+
+ELT_PLUGIN_DEFINE(writer, .enter = writer_enter, .function_added = writer_function_added);
 ELT_PLUGIN_DEFINE(later, .enter = later_enter, .fini = later_fini);
 
 int main(void)
@@ -81,7 +120,7 @@ int main(void)
 #if !defined(_WIN32)
 	alarm(20);      /* a call that waits for itself ends the test here */
 #endif
-	tap_plan(10);
+	tap_plan(13);
 	is_int(elt_plugin_add(&elt_plugin_outer, NULL), ELT_OK, "a plugin whose init calls back");
 	is_int(from_init_add, ELT_E_STATE, "elt_plugin_add from an init is refused");
 	ok(strstr(from_init_message, "plugin inner: added from a plugin's init") != NULL,
@@ -97,6 +136,18 @@ int main(void)
 		  "function_added") && !elt_find_function(0x99),
 	   "registering from function_added is refused: %s", from_added_message);
 	is_int(from_added_add, ELT_E_STATE, "elt_plugin_add from function_added is refused");
+
+	elt_register_function(SIGNALED, "Signaled", "v()", 0);
+	elt_plugin_add(&elt_plugin_writer, NULL);
+	signal(SIGINT, instrumented_handler);
+	elt_register_function(ANNOUNCED, "Announced", "v()", 0);
+	is_int(handled, 1, "a signal raised in function_added is handled");
+	is_int(interleaved, 0, "... its segment not reported into the function_added it "
+	       "interrupted");
+	elt_emit_enter(SIGNALED, NULL, NULL);
+	elt_emit_leave(SIGNALED, NULL, NULL);
+	is_int(entered, 1, "the same segment outside it is reported");
+	signal(SIGINT, SIG_DFL);
 
 	elt_plugin_add(&elt_plugin_stopper, NULL);
 	elt_plugin_add(&elt_plugin_later, NULL);
