@@ -373,9 +373,11 @@ typedef struct elt_invocation {
 	                                   seen suspending: a new id was made
 	                                   (and counted) */
 
-/* The invocation this segment belongs to.  ELT_E_DATAINCOMPLETE (and *out
- * zeroed) for a Leave or Tailcall that matches no Enter on this thread
- * (counted, reported at shutdown). */
+/* The invocation this segment belongs to.  ELT_E_DATAINCOMPLETE for a
+ * Leave or Tailcall that matches no Enter on this thread (counted,
+ * reported at shutdown), and in every segment when all plugins said
+ * ELT_PLUGIN_NO_INVOCATIONS: *out zeroed but for thread and
+ * previous_thread, this thread's index all the same. */
 ELT_API elt_status elt_get_invocation(const elt_info *info, elt_invocation *out);
 
 /* The calling plugin's storage for this invocation: NULL at its initial

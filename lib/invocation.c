@@ -1277,7 +1277,10 @@ elt_status elt_get_invocation(const elt_info *info, elt_invocation *out)
 	if (!out)
 		return elt_set_error(ELT_E_INVALID_ARGUMENT, "elt_get_invocation: out is NULL");
 	if (!e || !t) {
+		/* no invocation, yet the thread is still known when tracked */
 		memset(out, 0, sizeof(*out));
+		if (t)
+			out->thread = out->previous_thread = t->index;
 		return ELT_E_DATAINCOMPLETE;
 	}
 	if (e->record) {

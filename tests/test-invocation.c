@@ -460,6 +460,8 @@ static void test_unbalanced(void)
 	ok(stray.kind == ELT_SEGMENT_RETURN && stray.st == ELT_E_DATAINCOMPLETE &&
 	   stray.inv.id == 0 && stray.slot == NULL,
 	   "(e) a Leave on a thread with no Enter: no invocation, no slot");
+	ok(stray.inv.thread >= 1 && stray.inv.previous_thread == stray.inv.thread,
+	   "(e) ... yet its thread's index (%u)", stray.inv.thread);
 	is_int(s1.unbalanced_leaves - s0.unbalanced_leaves, 1, "(e) counted");
 
 	s0 = stats();
@@ -672,7 +674,7 @@ int main(void)
 	 * while the resume waits, even on a loaded machine or under qemu;
 	 * only the orphan test waits the whole time. */
 	putenv((char *)"ASYNCELT_RESUME_WAIT_MS=2000");
-	tap_plan(54);
+	tap_plan(55);
 	if (elt_plugin_add(&elt_plugin_observer, NULL) != ELT_OK ||
 	    elt_plugin_add(&elt_plugin_other, NULL) != ELT_OK ||
 	    elt_register_function(ASYNC_ID, "Async", "l(K i)", ELT_FUNCTION_ASYNC) ||

@@ -257,14 +257,13 @@ void binary_segment(struct binary_log *log, const elt_info *info)
 	ev.continuation = 0;
 	ev.value_total = 0;
 	if (elt_get_invocation(info, &ev.inv) == ELT_OK) {
-		ev.thread = ev.inv.thread;
 		if (ev.inv.flags & ELT_INVOCATION_ORPHAN)
 			ev.flags |= REC_ORPHAN;
 	} else {
-		/* an event the library placed on no thread joins the run it is in */
-		ev.thread = run->thread;
 		ev.flags |= REC_NO_INVOCATION;
 	}
+	/* the thread is known without an invocation too (0: not tracked) */
+	ev.thread = ev.inv.thread ? ev.inv.thread : run->thread;
 	if (sig && (ev.kind == ELT_SEGMENT_CALL || ev.kind == ELT_SEGMENT_RETURN)) {
 		if (has_value(sig, ev.kind)) {
 			put_valued(b, run, &ev, info);

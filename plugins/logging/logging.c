@@ -253,7 +253,7 @@ static __attribute__((noinline)) void log_line(struct logging *l, const elt_info
 		put_time(b, ns);
 	}
 	FIELD(b, json, "thread");
-	tbuf_put_u64(b, have_inv ? inv.thread : 0);
+	tbuf_put_u64(b, inv.thread);    /* known without an invocation too */
 	FIELD(b, json, "function");
 	if (json && fn) {
 		tbuf_put_char(b, '"');

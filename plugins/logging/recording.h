@@ -66,8 +66,8 @@
  *                 off by its process's end (killed, abort, _exit, a
  *                 crash): what its threads had buffered is not in it.  A
  *                 fork child writing to its parent's file adds its own.
- * An event of a run without an invocation (REC_NO_INVOCATION) belongs to
- * no thread the library knew: readers give it thread 0.  A function's
+ * An event without an invocation (REC_NO_INVOCATION) is its run's
+ * thread's all the same.  A function's
  * REC_FUNCTION comes before any event that names it in its thread's
  * order, but may follow them in the file (threads interleave): readers
  * collect every definition first.

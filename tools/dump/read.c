@@ -288,10 +288,10 @@ static enum step event(struct reader *r, struct dump_event *e)
 	e->function = v ? (uint32_t)(v - 1) : REC_UNREGISTERED;
 	if (!v && r->f->version >= 3)
 		NUMBER_OR_RETURN(r, &r->unregistered_id, UINT64_MAX, "function id");
+	e->thread = r->thread;
 	if (!(e->flags & REC_NO_INVOCATION)) {
 		NUMBER_OR_RETURN(r, &v, UINT64_MAX, "invocation");
 		e->invocation = r->invocation += rec_unzigzag(v);
-		e->thread = r->thread;
 	}
 	switch (e->kind) {
 	case REC_CALL:
