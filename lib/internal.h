@@ -218,9 +218,9 @@ struct elt_thread_invocations;         /* invocation.c's part of a thread */
  * computes one thread-local address.
  *
  * flags: 0 until the thread's first segment registers it, then ATTACHED
- *     (or UNATTACHABLE, out of memory: never reported), with IN_CALLBACK
- *     while it runs plugin code.  Shutdown reads other threads'
- *     (threads.c), hence atomic.
+ *     (or UNATTACHABLE, out of memory or past its exit: never reported),
+ *     with IN_CALLBACK while it runs plugin code.  Shutdown reads other
+ *     threads' (threads.c), hence atomic.
  * invocations: invocation.c's state of the thread; set by
  *     elt_thread_attach(), NULL again once the thread exits.
  * tables: its function-storage tables (function-storage.c), the same;
@@ -262,6 +262,14 @@ static inline __attribute__((always_inline)) int elt_callback_begin(void)
 static inline __attribute__((always_inline)) void elt_callback_end(void)
 {
 	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_ATTACHED, memory_order_release);
+}
+/* elt_callback_end() for the thread's last plugin code (its plugins'
+ * thread_exit): in the same store the thread becomes UNATTACHABLE, so that
+ * no segment it reports from then on, a signal handler's included, runs a
+ * plugin that has said goodbye to it. */
+static inline void elt_callback_end_at_exit(void)
+{
+	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_UNATTACHABLE, memory_order_release);
 }
 /* Around plugin code the library calls outside a segment on a live
  * plugin (function_added): a signal handler's segment on this thread is

@@ -413,7 +413,7 @@ void elt_plugins_thread_exit(void)
 	for (i = 0; i < n; i++)
 		if (elt_plugins[i].thread_exit)
 			elt_plugins[i].thread_exit(elt_plugins[i].state);
-	elt_callback_end();
+	elt_callback_end_at_exit();
 }
 
 void elt_plugins_stop(void)

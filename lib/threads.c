@@ -47,10 +47,14 @@ static void thread_exiting(void *value)
 	struct thread_record *r = value;
 
 	exit_hook();
+	/* A segment this thread reports later (another key's destructor) is
+	 * not reported: its plugins' thread_exit has run, and once the
+	 * thread leaves the list shutdown would not wait for its callbacks.
+	 * The exit hook already said so if it ran plugin code
+	 * (elt_callback_end_at_exit); this covers a stopped library. */
+	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_UNATTACHABLE, memory_order_relaxed);
 	pthread_mutex_lock(&threads_lock);
-	/* Under the lock, so that statistics count the thread once.  A
-	 * segment this thread reports later (another key's destructor) gets
-	 * no invocation. */
+	/* Under the lock, so that statistics count the thread once. */
 	elt_thread.invocations = NULL;
 	elt_thread.tables = NULL;
 	elt_thread.function_rows = elt_no_function_rows;

@@ -1,0 +1,71 @@
+/*
+ * A segment a thread reports from a thread-specific-data destructor that
+ * runs after the library's own (created later, so glibc runs it later):
+ * the thread's plugins' thread_exit has run and shutdown no longer waits
+ * for the thread, so no plugin callback may run for it.  Before, it
+ * reached the plugin, which could open a buffer nothing would write out,
+ * or run while shutdown freed the plugin's state.
+ */
+#define ELT_PLUGIN_STATIC 1
+#include "tap.h"
+
+#include <asyncelt.h>
+#include <asyncelt/plugin.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+static const elt_function_id WORK = 0x10;
+static _Thread_local int exited_here;
+static atomic_int entered, late, destructor_ran;
+static pthread_key_t late_key;
+
+static void on_enter(const elt_info *info, void *state)
+{
+	(void)info;
+	(void)state;
+	atomic_fetch_add(exited_here ? &late : &entered, 1);
+}
+
+static void on_thread_exit(void *state)
+{
+	(void)state;
+	exited_here = 1;
+}
+
+ELT_PLUGIN_DEFINE(watcher, .enter = on_enter, .thread_exit = on_thread_exit);
+
+static void late_destructor(void *value)
+{
+	(void)value;
+	elt_emit_enter(WORK, NULL, NULL);
+	elt_emit_leave(WORK, NULL, NULL);
+	atomic_fetch_add(&destructor_ran, 1);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	elt_emit_enter(WORK, NULL, NULL);       /* attaches: the library's key */
+	elt_emit_leave(WORK, NULL, NULL);
+	pthread_setspecific(late_key, &late_key);
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t thread;
+
+	tap_plan(3);
+	/* the plugin first: the library's key is created with it */
+	if (elt_register_function(WORK, "Work", "v()", 0) != ELT_OK ||
+	    elt_plugin_add(&elt_plugin_watcher, NULL) != ELT_OK)
+		tap_bail("setup: %s", elt_last_error());
+	if (pthread_key_create(&late_key, late_destructor) != 0 ||
+	    pthread_create(&thread, NULL, worker, NULL) != 0 || pthread_join(thread, NULL) != 0)
+		tap_bail("pthread");
+	is_int(atomic_load(&destructor_ran), 1, "the later destructor reported a segment");
+	is_int(atomic_load(&late), 0, "no callback for a thread after its thread_exit");
+	is_int(elt_shutdown(), ELT_OK, "shutdown");
+	return tap_done();
+}
