@@ -80,17 +80,19 @@ static void thread_exiting(void *value)
  *
  * In between, the forking thread holds threads_lock, which its first
  * segment takes (elt_thread_attach): a signal handler reporting one there
- * would wait for itself.  Signals wait instead, blocked until the lock is
- * free again; fork_signals is the thread's mask, under threads_lock. */
+ * would wait for itself.  Signals wait instead, blocked from before the
+ * lock is taken until it is free again; fork_signals is the thread's mask,
+ * under threads_lock. */
 static sigset_t fork_signals;
 
 static void before_fork(void)
 {
-	sigset_t all;
+	sigset_t all, signals;
 
 	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &signals);
 	pthread_mutex_lock(&threads_lock);
-	pthread_sigmask(SIG_SETMASK, &all, &fork_signals);
+	fork_signals = signals;
 }
 
 static void after_fork_parent(void)

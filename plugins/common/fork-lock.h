@@ -39,10 +39,12 @@ static fork_signal_mask fork_locks_signals;     /* the forking thread's; fork_lo
 
 static void fork_locks_prepare(void)
 {
+	fork_signal_mask signals;
 	struct fork_lock *l;
 
+	fork_signals_block(&signals);
 	pthread_mutex_lock(&fork_locks_lock);
-	fork_signals_block(&fork_locks_signals);
+	fork_locks_signals = signals;
 	for (l = fork_locks; l; l = l->next)
 		pthread_mutex_lock(&l->mutex);
 }

@@ -355,11 +355,13 @@ static fork_signal_mask fork_signals;
 
 static void before_fork(void)
 {
+	fork_signal_mask signals;
 	struct tbuf_set *set;
 	struct tbuf *b;
 
+	fork_signals_block(&signals);
 	pthread_mutex_lock(&sets_lock);
-	fork_signals_block(&fork_signals);
+	fork_signals = signals;
 	for (set = sets_list; set; set = set->next_set) {
 		pthread_mutex_lock(&set->lock);
 		/* this thread's whole lines go out once, from the parent */

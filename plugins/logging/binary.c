@@ -367,10 +367,12 @@ static fork_signal_mask fork_signals;
 
 static void before_fork(void)
 {
+	fork_signal_mask signals;
 	struct binary_log *log;
 
+	fork_signals_block(&signals);
 	pthread_mutex_lock(&logs_lock);
-	fork_signals_block(&fork_signals);
+	fork_signals = signals;
 	for (log = logs_list; log; log = log->next)
 		pthread_mutex_lock(&log->lock);
 }
