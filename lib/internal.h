@@ -220,7 +220,12 @@ struct elt_thread_invocations;         /* invocation.c's part of a thread */
  * flags: 0 until the thread's first segment registers it, then ATTACHED
  *     (or UNATTACHABLE, out of memory or past its exit: never reported),
  *     with IN_CALLBACK while it runs plugin code.  Shutdown reads other
- *     threads' (threads.c), hence atomic.
+ *     threads' (threads.c), hence atomic.  A signal handler's segment can
+ *     come between any two instructions of this thread, so a step that
+ *     depends on the flags' old value (the first raise, plugin code outside
+ *     a segment) is one atomic read-modify-write, not a load and a store:
+ *     a word, not a byte, since gcc 12 makes byte read-modify-writes calls
+ *     into libatomic on riscv64.
  * invocations: invocation.c's state of the thread; set by
  *     elt_thread_attach(), NULL again once the thread exits.
  * tables: its function-storage tables (function-storage.c), the same;
@@ -230,7 +235,7 @@ struct elt_thread_invocations;         /* invocation.c's part of a thread */
 #define ELT_THREAD_IN_CALLBACK  2u
 #define ELT_THREAD_UNATTACHABLE 4u
 struct elt_thread_tls {
-	_Atomic unsigned char flags;
+	_Atomic unsigned flags;
 	struct elt_thread_invocations *invocations;
 	struct elt_thread_tables *tables;
 	const elt_function_rows *function_rows;
@@ -275,18 +280,18 @@ static inline void elt_callback_end_at_exit(void)
  * plugin (function_added): a signal handler's segment on this thread is
  * not reported meanwhile, as in a callback, so that it cannot write into
  * what the interrupted code was writing (the thread's own buffer).  Any
- * thread, attached or not; returns the flags to restore. */
-static inline unsigned char elt_plugin_code_begin(void)
+ * thread, attached or not; returns the flags to restore (a handler does
+ * not change them while the flag is up). */
+static inline unsigned elt_plugin_code_begin(void)
 {
-	unsigned char was = atomic_load_explicit(&elt_thread.flags, memory_order_relaxed);
+	unsigned was = atomic_fetch_or_explicit(&elt_thread.flags, ELT_THREAD_IN_CALLBACK,
+						memory_order_relaxed);
 
-	atomic_store_explicit(&elt_thread.flags, was | ELT_THREAD_IN_CALLBACK,
-			      memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	return was;
 }
 
-static inline void elt_plugin_code_end(unsigned char was)
+static inline void elt_plugin_code_end(unsigned was)
 {
 	atomic_store_explicit(&elt_thread.flags, was, memory_order_release);
 }

@@ -125,7 +125,7 @@ static elt_status check_descriptor(const elt_plugin *d, const char *who)
 static void tell_function(struct elt_function *fn, void *arg)
 {
 	const struct elt_plugin_slot *p = arg;
-	unsigned char flags = elt_plugin_code_begin();
+	unsigned flags = elt_plugin_code_begin();
 	void *data = p->function_added(p->state, &fn->desc);
 
 	elt_plugin_code_end(flags);

@@ -1,7 +1,7 @@
 /*
- * Where a race in the continuation table can happen, named so that a test
- * can make it happen: in a build for tests only (ELT_TEST_HOOKS: the
- * library tests/test-continuation-race and tests/test-fork-table link),
+ * Where a race can happen, named so that a test can make it happen: in
+ * a build for tests only (ELT_TEST_HOOKS: the library that
+ * tests/test-continuation-race, test-fork-table and test-thread-signals link),
  * each point calls elt_test_hook, which may run another thread's work
  * right there, or hold this one there.  In the library itself the points
  * are nothing.
@@ -24,6 +24,10 @@ enum elt_test_point {
 					   to map a larger table (continuation 0) */
 	ELT_POINT_REHOME_INSERTED,      /* a record claimed in the overflow is
 					   in the table, still in the overflow */
+	ELT_POINT_ATTACHING,            /* a thread's first segment saw its
+					   flags 0 and has not claimed them */
+	ELT_POINT_THREADS_LOCKED,       /* the thread list is locked for a
+					   walk (continuation 0 for both) */
 };
 
 #if defined(ELT_TEST_HOOKS)

@@ -11,6 +11,7 @@
  * its flag and waits.
  */
 #include "invocation.h"
+#include "test-points.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -29,7 +30,7 @@ ELT_TLS struct elt_thread_tls elt_thread;
 static ELT_TLS struct thread_record *self;
 
 struct thread_record {
-	_Atomic unsigned char *flags;   /* the thread's elt_thread.flags */
+	_Atomic unsigned *flags;        /* the thread's elt_thread.flags */
 	struct thread_record *prev, *next;
 	struct elt_thread_invocations invocations;
 	struct elt_thread_tables tables;
@@ -38,6 +39,31 @@ struct thread_record {
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_record *threads;
 static pthread_key_t exit_key;
+
+/* Every signal blocked, the old mask saved, around threads_lock held
+ * where this thread's flag does not keep a handler's segment away from
+ * it (a thread's first segment takes it). */
+#if !defined(_WIN32)
+typedef sigset_t signal_mask;
+
+static void block_signals(signal_mask *saved)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, saved);
+}
+
+static void restore_signals(const signal_mask *saved)
+{
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+#else   /* no POSIX signals there */
+typedef int signal_mask;
+
+static void block_signals(signal_mask *saved) { (void)saved; }
+static void restore_signals(const signal_mask *saved) { (void)saved; }
+#endif
 
 /* What a thread's exit tells the layer above (elt_threads_init). */
 static void (*exit_hook)(void);
@@ -83,29 +109,28 @@ static void thread_exiting(void *value)
  * would wait for itself.  Signals wait instead, blocked from before the
  * lock is taken until it is free again; fork_signals is the thread's mask,
  * under threads_lock. */
-static sigset_t fork_signals;
+static signal_mask fork_signals;
 
 static void before_fork(void)
 {
-	sigset_t all, signals;
+	signal_mask signals;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &signals);
+	block_signals(&signals);
 	pthread_mutex_lock(&threads_lock);
 	fork_signals = signals;
 }
 
 static void after_fork_parent(void)
 {
-	sigset_t signals = fork_signals;
+	signal_mask signals = fork_signals;
 
 	pthread_mutex_unlock(&threads_lock);
-	pthread_sigmask(SIG_SETMASK, &signals, NULL);
+	restore_signals(&signals);
 }
 
 static void after_fork_child(void)
 {
-	sigset_t signals = fork_signals;
+	signal_mask signals = fork_signals;
 	struct thread_record *r, *next;
 
 	for (r = threads; r; r = next) {
@@ -121,7 +146,7 @@ static void after_fork_child(void)
 		self->prev = self->next = NULL;
 	elt_invocations_after_fork_child();
 	pthread_mutex_unlock(&threads_lock);
-	pthread_sigmask(SIG_SETMASK, &signals, NULL);
+	restore_signals(&signals);
 }
 #endif
 
@@ -138,10 +163,19 @@ void elt_threads_init(void (*on_thread_exit)(void))
 int elt_thread_attach(void)
 {
 	struct thread_record *r;
+	unsigned flags = 0;
 
+	ELT_TEST_POINT(ELT_POINT_ATTACHING, 0);
 	/* A segment from a signal handler that interrupts this (which holds
-	 * threads_lock) finds the thread busy and is not reported. */
-	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_IN_CALLBACK, memory_order_relaxed);
+	 * threads_lock) finds the thread busy and is not reported.  Claimed
+	 * in one step: a handler that came after the caller saw the flags 0
+	 * may have attached the thread already, and a second record would
+	 * stay in the list after the thread's exit, its flags pointer
+	 * dangling. */
+	if (!atomic_compare_exchange_strong_explicit(&elt_thread.flags, &flags,
+						     ELT_THREAD_IN_CALLBACK,
+						     memory_order_relaxed, memory_order_relaxed))
+		return flags == ELT_THREAD_ATTACHED;
 	atomic_signal_fence(memory_order_seq_cst);
 	r = elt_pages_map(sizeof(*r));  /* not malloc: see pages.c */
 	/* Not reported: shutdown could not wait for it. */
@@ -170,11 +204,18 @@ int elt_thread_attach(void)
 void elt_threads_foreach(void (*fn)(struct elt_thread_invocations *, void *), void *arg)
 {
 	struct thread_record *r;
+	signal_mask signals;
 
+	/* A thread's first segment takes threads_lock: from a signal handler
+	 * here it would wait for itself (a thread that never reported a
+	 * segment, asking for the statistics).  Signals wait instead. */
+	block_signals(&signals);
 	pthread_mutex_lock(&threads_lock);
+	ELT_TEST_POINT(ELT_POINT_THREADS_LOCKED, 0);
 	for (r = threads; r; r = r->next)
 		fn(&r->invocations, arg);
 	pthread_mutex_unlock(&threads_lock);
+	restore_signals(&signals);
 }
 
 /* Makes every thread's earlier stores visible here, or waits long enough
