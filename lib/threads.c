@@ -84,6 +84,7 @@ static void thread_exiting(void *value)
 	elt_thread.invocations = NULL;
 	elt_thread.tables = NULL;
 	elt_thread.function_rows = elt_no_function_rows;
+	self = NULL;    /* a fork from a later destructor: not in the child's list */
 	elt_invocation_thread_exit(&r->invocations);
 	elt_function_storage_release(&r->tables);
 	if (r->prev)
