@@ -16,7 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static _Atomic int shut_down;           /* elt_shutdown began */
+/* elt_shutdown began: the pid of the process it began in, so that a child
+ * forked meanwhile knows it has no thread running it. */
+static _Atomic long shut_down;
 static _Atomic int shutdown_finished;   /* and returned */
 static __thread int shutting_down_here;
 static pthread_once_t core_once = PTHREAD_ONCE_INIT;
@@ -60,8 +62,16 @@ elt_status elt_check_running(const char *what)
  * failed check still fails it. */
 static void at_exit(void)
 {
-	if (atomic_load(&shut_down)) {
+	long shut_down_by = atomic_load(&shut_down);
+
+	if (shut_down_by) {
 		struct timespec start, now;
+
+		/* A child forked while another thread shut the library down
+		 * has no such thread: the shutdown stays unfinished here
+		 * (runtime.md). */
+		if (shut_down_by != (long)getpid())
+			return;
 
 		/* Another thread's elt_shutdown is running the plugins' fini:
 		 * wait for it, or exit would cut their reports and files short.
@@ -137,7 +147,7 @@ elt_status elt_shutdown(void)
 	if (elt_plugins_busy_here())
 		return elt_set_error(ELT_E_STATE, "elt_shutdown: called from a plugin's init or "
 				     "function_added, which would wait for itself");
-	if (atomic_exchange(&shut_down, 1))
+	if (atomic_exchange(&shut_down, (long)getpid()))
 		return elt_set_error(ELT_E_STATE, "elt_shutdown: already shut down");
 	shutting_down_here = 1;         /* a fini that calls exit must not wait */
 	elt_plugins_stop();

@@ -4,6 +4,10 @@
  * the process ends with their reports and files cut short.  A child
  * process does it; its plugin's fini, which takes a while, writes a byte
  * to a pipe when it is done, and the parent reads it.
+ *
+ * And fork() while another thread is inside elt_shutdown: the child has
+ * no thread running that shutdown, so its exit must not wait for it (it
+ * waited 5 s, the limit, then said so).
  */
 #define ELT_PLUGIN_STATIC
 #include "tap.h"
@@ -35,6 +39,55 @@ static elt_status slow_fini(void *state)
 
 ELT_PLUGIN_DEFINE(slow_report, .fini = slow_fini, .flags = ELT_PLUGIN_NO_INVOCATIONS);
 
+static _Atomic int in_fini;
+static int release_fd = -1;     /* fini waits for a byte here */
+
+static elt_status held_fini(void *state)
+{
+	char byte;
+
+	(void)state;
+	in_fini = 1;
+	return read(release_fd, &byte, 1) == 1 ? ELT_OK : ELT_E_IO;
+}
+
+ELT_PLUGIN_DEFINE(held_report, .fini = held_fini, .flags = ELT_PLUGIN_NO_INVOCATIONS);
+
+static void *shut_down(void *arg)
+{
+	(void)arg;
+	elt_shutdown();
+	return NULL;
+}
+
+/* In a process of its own: a child forked during the shutdown exits,
+ * within 3 s, before the shutdown may finish; returns its status. */
+static int fork_during_shutdown(void)
+{
+	int release[2], status = -1;
+	pthread_t t;
+	pid_t child;
+
+	if (pipe(release) != 0)
+		return -1;
+	release_fd = release[0];
+	elt_plugin_add(&elt_plugin_held_report, NULL);
+	pthread_create(&t, NULL, shut_down, NULL);
+	while (!in_fini)
+		nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+	child = fork();
+	if (child == 0) {
+		alarm(3);       /* still waiting then: killed, and the test fails */
+		exit(0);
+	}
+	if (child > 0)
+		waitpid(child, &status, 0);
+	if (write(release[1], "G", 1) != 1)
+		return -1;
+	pthread_join(t, NULL);
+	return status;
+}
+
 static void *exit_soon(void *arg)
 {
 	(void)arg;
@@ -48,7 +101,7 @@ int main(void)
 	char byte = 0;
 	pid_t pid;
 
-	tap_plan(2);
+	tap_plan(3);
 	if (pipe(fds) != 0)
 		tap_bail("pipe failed");
 	pid = fork();
@@ -71,6 +124,19 @@ int main(void)
 		waitpid(pid, &status, 0);
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	   "the process ended with the exit status of its exit() (status %d)", status);
+
+	status = -1;
+	pid = fork();
+	if (pid == 0) {
+		int child_status = fork_during_shutdown();
+
+		_exit(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0 ? 0 : 1);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "a child forked during another thread's shutdown exits without waiting for it "
+	   "(status %d)", status);
 	return tap_done();
 }
 #endif
