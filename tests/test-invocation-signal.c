@@ -2,12 +2,12 @@
  * Segments reported from a signal handler that interrupts malloc: the
  * invocation code must neither allocate with malloc nor lock on that path
  * (doc/runtime.md, "Invocations: memory and guarantees"), or the handler
- * deadlocks on the lock the interrupted malloc holds.  A second thread
- * sends SIGUSR1 to the main thread, which does nothing but malloc and
+ * deadlocks on the lock the interrupted malloc holds.  The main thread
+ * sends SIGUSR1 to a second thread, which does nothing but malloc and
  * free; each handler calls and suspends a few invocations and resumes
  * older ones, so that its thread's free list of records runs dry and is
  * refilled inside the handler, and the continuation table grows there.
- * A watchdog (the signalling thread) turns a deadlock into a failure: no
+ * A watchdog (the signalling main thread) turns a deadlock into a failure: no
  * handler finishing for STUCK_S seconds.  Also checks that errno is what
  * the handler found.
  */
@@ -39,7 +39,8 @@ static elt_invocation_id ids[SIGNALS * PER_SIGNAL];
  * a handler may write it). */
 static _Atomic unsigned long handled;
 static unsigned long wrong, errno_changed;
-static _Atomic int done;
+static _Atomic int done;                /* every signal handled */
+static _Atomic int started;             /* the interrupted thread is registered */
 
 
 static void resume(unsigned long k)
@@ -73,9 +74,42 @@ static void on_signal(int sig)
 	atomic_store_explicit(&handled, s + 1, memory_order_release);
 }
 
-static void *signaller(void *arg)
+/* The thread the signals interrupt: it does nothing but malloc and free
+ * until every signal was handled.  It is the last thread created, so
+ * that under qemu-i386, which reloads %gs on sigreturn from a descriptor
+ * all threads share (the last one's), it gets its own TLS back
+ * (doc/testing.md); the signalling main thread takes no signal. */
+static void *interrupted(void *arg)
 {
-	pthread_t target = *(pthread_t *)arg;
+	unsigned long s, i;
+	void *held[64] = { 0 };
+
+	(void)arg;
+	/* Its first segment registers it (with calloc, outside
+	 * lib/invocation.c): before the first signal, not in a handler. */
+	elt_emit_enter(ASYNC_ID, NULL, NULL);
+	elt_emit_leave(ASYNC_ID, &s, NULL);
+	atomic_store(&started, 1);
+	for (i = 0; atomic_load_explicit(&handled, memory_order_acquire) < SIGNALS; i++) {
+		unsigned slot = (unsigned)(i * 2654435761u) % 64;
+
+		free(held[slot]);
+		held[slot] = malloc(16 + (i * 40503u) % 4000);
+	}
+	atomic_store(&done, 1);
+	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = SIG_IGN }, NULL);
+	for (s = SIGNALS - LAG; s < SIGNALS; s++)
+		for (i = 0; i < PER_SIGNAL; i++)
+			resume(s * PER_SIGNAL + i);
+	for (i = 0; i < 64; i++)
+		free(held[i]);
+	return NULL;
+}
+
+/* Signals the thread until it is done; a watchdog: no handler finishing
+ * for STUCK_S seconds is a deadlock. */
+static void signal_until_done(pthread_t target)
+{
 	unsigned long seen = (unsigned long)-1;
 	time_t since = time(NULL);
 
@@ -96,50 +130,30 @@ static void *signaller(void *arg)
 			_exit(1);
 		}
 	}
-	return NULL;
 }
 
 int main(void)
 {
-	pthread_t main_thread = pthread_self(), th;
 	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned long s, i;
-	void *held[64] = { 0 };
 	elt_invocation_stats st0, st1;
+	pthread_t th;
 
 	tap_plan(3);
 	if (elt_plugin_add(&elt_plugin_remember, NULL) != ELT_OK ||
 	    elt_register_function(ASYNC_ID, "InHandler", "l(K)", ELT_FUNCTION_ASYNC))
 		tap_bail("setup: %s", elt_last_error());
-	/* The thread's first segment registers it (with calloc, outside
-	 * lib/invocation.c): done here, not in a handler. */
-	elt_emit_enter(ASYNC_ID, NULL, NULL);
-	elt_emit_leave(ASYNC_ID, &s, NULL);
 	elt_get_invocation_stats(&st0);
 
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);
-	if (pthread_create(&th, NULL, signaller, &main_thread))
+	if (pthread_create(&th, NULL, interrupted, NULL))
 		tap_bail("pthread_create failed");
-	for (i = 0; atomic_load_explicit(&handled, memory_order_acquire) < SIGNALS; i++) {
-		unsigned slot = (unsigned)(i * 2654435761u) % 64;
-
-		free(held[slot]);
-		held[slot] = malloc(16 + (i * 40503u) % 4000);
-	}
-	atomic_store(&done, 1);
-	/* EDEADLK here: this thread took the signaller's identity in a
-	 * handler, as under qemu-i386 (doc/testing.md). */
+	while (!atomic_load(&started))
+		usleep(100);
+	signal_until_done(th);
 	if (pthread_join(th, NULL))
-		tap_bail("pthread_join failed: after its signals this thread is no "
-			 "longer itself (an emulator's TLS bug?)");
-	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = SIG_IGN }, NULL);
-	for (s = SIGNALS - LAG; s < SIGNALS; s++)
-		for (i = 0; i < PER_SIGNAL; i++)
-			resume(s * PER_SIGNAL + i);
-	for (i = 0; i < 64; i++)
-		free(held[i]);
+		tap_bail("pthread_join failed");
 	elt_get_invocation_stats(&st1);
 
 	is_int(wrong, 0, "%d handlers interrupting malloc suspended and resumed %d "
