@@ -23,7 +23,10 @@
 
 static const elt_function_id WORK = 0x10;
 static _Thread_local int exited_here;
-static atomic_int entered, late, destructor_ran, child_status = -1;
+static atomic_int entered, late, destructor_ran;
+#if !defined(_WIN32)
+static atomic_int child_status = -1;
+#endif
 static pthread_key_t late_key;
 
 static void on_enter(const elt_info *info, void *state)
