@@ -16,10 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* elt_shutdown began: the pid of the process it began in, so that a child
- * forked meanwhile knows it has no thread running it. */
-static _Atomic long shut_down;
+static _Atomic int shut_down;           /* elt_shutdown began */
 static _Atomic int shutdown_finished;   /* and returned */
+/* In a child forked while another thread ran elt_shutdown: no thread of
+ * this process runs it, and none will finish it. */
+static _Atomic int shutdown_thread_gone;
 static __thread int shutting_down_here;
 static pthread_once_t core_once = PTHREAD_ONCE_INIT;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
@@ -62,15 +63,11 @@ elt_status elt_check_running(const char *what)
  * failed check still fails it. */
 static void at_exit(void)
 {
-	long shut_down_by = atomic_load(&shut_down);
-
-	if (shut_down_by) {
+	if (atomic_load(&shut_down)) {
 		struct timespec start, now;
 
-		/* A child forked while another thread shut the library down
-		 * has no such thread: the shutdown stays unfinished here
-		 * (runtime.md). */
-		if (shut_down_by != (long)getpid())
+		/* The shutdown's reports are the parent's (runtime.md). */
+		if (atomic_load(&shutdown_thread_gone))
 			return;
 
 		/* Another thread's elt_shutdown is running the plugins' fini:
@@ -94,11 +91,23 @@ static void at_exit(void)
 	}
 }
 
+#if !defined(_WIN32)
+static void after_fork_child(void)
+{
+	/* The forking thread is the only one the child has. */
+	if (atomic_load(&shut_down) && !shutting_down_here)
+		atomic_store(&shutdown_thread_gone, 1);
+}
+#endif
+
 static void core_init_once(void)
 {
 	elt_threads_init(elt_plugins_thread_exit);
 	elt_invocations_init();
 	atexit(at_exit);
+#if !defined(_WIN32)
+	pthread_atfork(NULL, NULL, after_fork_child);
+#endif
 }
 
 void elt_core_init(void)
@@ -147,7 +156,7 @@ elt_status elt_shutdown(void)
 	if (elt_plugins_busy_here())
 		return elt_set_error(ELT_E_STATE, "elt_shutdown: called from a plugin's init or "
 				     "function_added, which would wait for itself");
-	if (atomic_exchange(&shut_down, (long)getpid()))
+	if (atomic_exchange(&shut_down, 1))
 		return elt_set_error(ELT_E_STATE, "elt_shutdown: already shut down");
 	shutting_down_here = 1;         /* a fini that calls exit must not wait */
 	elt_plugins_stop();

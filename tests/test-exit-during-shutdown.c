@@ -68,10 +68,12 @@ static int fork_during_shutdown(void)
 	pthread_t t;
 	pid_t child;
 
+	alarm(20);      /* a fini that never starts ends the test here */
 	if (pipe(release) != 0)
 		return -1;
 	release_fd = release[0];
-	elt_plugin_add(&elt_plugin_held_report, NULL);
+	if (elt_plugin_add(&elt_plugin_held_report, NULL) != ELT_OK)
+		return -1;
 	pthread_create(&t, NULL, shut_down, NULL);
 	while (!in_fini)
 		nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
