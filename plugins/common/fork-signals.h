@@ -24,7 +24,14 @@ static inline void fork_signals_block(fork_signal_mask *saved)
 {
 	sigset_t all;
 
+	/* Not the faults: one raised while blocked would kill the process
+	 * without the host's crash handler. */
 	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGTRAP);
 	pthread_sigmask(SIG_SETMASK, &all, saved);
 }
 
