@@ -42,7 +42,8 @@ static pthread_key_t exit_key;
 
 /* Every signal blocked, the old mask saved, around threads_lock held
  * where this thread's flag does not keep a handler's segment away from
- * it (a thread's first segment takes it). */
+ * it (a thread's first segment takes it).  plugins/common/fork-signals.h
+ * is the same for the plugins, which are built on the public API alone. */
 #if !defined(_WIN32)
 typedef sigset_t signal_mask;
 
