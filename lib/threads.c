@@ -40,7 +40,7 @@ static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_record *threads;
 static pthread_key_t exit_key;
 
-/* Every signal blocked, the old mask saved, around threads_lock held
+/* Every signal but the faults blocked, the old mask saved, around threads_lock held
  * where this thread's flag does not keep a handler's segment away from
  * it (a thread's first segment takes it).  plugins/common/fork-signals.h
  * is the same for the plugins, which are built on the public API alone. */

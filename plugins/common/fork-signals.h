@@ -4,10 +4,10 @@
  * holds locks that plugin callbacks take; a signal delivered there whose
  * handler runs instrumented code would call into the plugin on that thread
  * and wait for a lock it holds itself.  Each prepare handler blocks every
- * signal before it takes its first lock (into a local: the handler's
- * static copy is written under that lock) and its other handlers restore
- * the mask after they unlock, so a signal waits until the fork is done (in parent and
- * child alike) and is delivered then.  fork() runs the prepare handlers in
+ * signal but the faults before it takes its first lock (into a local: the
+ * handler's static copy is written under that lock) and its other
+ * handlers restore the mask after they unlock, so a signal waits until
+ * the fork is done (in parent and child alike) and is delivered then.  fork() runs the prepare handlers in
  * reverse order of registration and the others in order, so the masks
  * each handler saves nest.
  */
