@@ -6,9 +6,10 @@
  *
  * A plugin, once added, stays until shutdown, so each measurement runs in
  * a child process set up for its variant; the parent runs every variant
- * once per round, rounds interleaved so a slow moment of the machine
- * falls on all of them alike, and reports the median of each thread's
- * CPU time.  Wall-clock times
+ * once per round, rounds interleaved, and reports the median of each
+ * thread's CPU time.  Each child also runs the baselines, in slices
+ * alternating with its variant's, and the ratios come from those slices
+ * (measure()).  Wall-clock times
  * only mean something natively; under emulation count instructions
  * instead (doc/performance.md).
  *
@@ -54,8 +55,8 @@ ELT_PLUGIN_DEFINE(empty, .enter = empty_cb, .leave = empty_cb,
 ELT_PLUGIN_DEFINE(empty_tracked, .enter = empty_cb, .leave = empty_cb,
 		  .flags = ELT_PLUGIN_NO_FLOAT);
 
-/* The baselines first, up to PAIR: every run measures them (`work < PAIR`),
- * whatever VARIANT asks for. */
+/* The references first, up to PAIR: every run measures them (`work <
+ * PAIR`), whatever VARIANT asks for. */
 enum work { BARE, STUB, FAR_HOOKS, NEAR_HOOKS, PAIR, GUARDED, GUARDED_ONCE, CLOCK, EMIT, ASYNC };
 
 struct variant {
@@ -96,6 +97,9 @@ static const struct variant variants[] = {
 	{ "binary logging, 2 threads", PAIR, "logging:format=binary,output=/dev/null", 2 },
 };
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
+/* The first three rows are the baselines the ratios are taken to, which
+ * every child measures beside its variant (measure()). */
+enum { BASE_BARE, BASE_STUB, BASE_FAR_HOOKS, NBASELINES };
 
 /* The instrumented function's id: probe_lean_pair and probe_guarded_pair
  * (tests/probes.h) pass it, and the reference pairs of reference-pairs-x86_64.S. */
@@ -308,73 +312,12 @@ static double timed(const struct variant *v, unsigned long n)
 	return slowest * 1e9 / (double)n;
 }
 
-/* In the child: set up, warm up, size the run to about 0.1 s, measure. */
-static double measure(const struct variant *v)
+/* How many units of v take about `ns_wanted`, measured once. */
+static unsigned long units_for(const struct variant *v, double ns_wanted)
 {
-	const char *units = getenv("BENCH_UNITS");
-	unsigned long n = 20000;
-	double ns;
+	double ns = timed(v, 20000);
 
-	elt_register_function(EMPTY_ID, "Empty", "v()", 0);
-	elt_register_function(ASYNC_ID, "Async", "l(K i)", ELT_FUNCTION_ASYNC);
-	probe_armed = elt_helpers_armed();
-	if (v->work == CLOCK)
-		plugin_clock_init();
-	if (v->work < PAIR && !instrumented(v->work))   /* a reference this ABI lacks */
-		return -1;
-	if (v->plugins && strcmp(v->plugins, "empty") == 0) {
-		if (elt_plugin_add(&elt_plugin_empty, NULL) != ELT_OK)
-			return -1;
-	} else if (v->plugins && strcmp(v->plugins, "empty_tracked") == 0) {
-		if (elt_plugin_add(&elt_plugin_empty_tracked, NULL) != ELT_OK)
-			return -1;
-	} else if (v->plugins && strcmp(v->plugins, "file") == 0) {
-		/* a real file in $TMPDIR, as a recording would be; removed at once */
-		const char *tmp = getenv("TMPDIR");
-		char spec[4200];
-
-		snprintf(recording, sizeof(recording), "%s/asyncelt-bench-%d.bin",
-			 tmp && *tmp ? tmp : "/tmp", (int)getpid());
-		snprintf(spec, sizeof(spec), "logging:format=binary,output=%s", recording);
-		if (elt_plugin_load(spec) != ELT_OK)
-			return -1;
-	} else if (v->plugins && elt_plugin_load(v->plugins) != ELT_OK) {
-		return -1;
-	}
-	if (units)      /* a fixed count, for counting instructions */
-		return timed(v, strtoul(units, NULL, 10));
-	ns = timed(v, n);
-	n = (unsigned long)(1e8 / (ns > 1 ? ns : 1));
-	return timed(v, n);
-}
-
-static double measure_in_child(const struct variant *v, int round)
-{
-	int fd[2];
-	double ns = -1;
-	pid_t pid;
-
-	if (pipe(fd) != 0)
-		return -1;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		close(fd[0]);
-		stack_shift = (size_t)round * STACK_STEP % 4096;
-		ns = measure(v);
-		if (*recording)
-			unlink(recording);
-		if (write(fd[1], &ns, sizeof(ns)) != (ssize_t)sizeof(ns))
-			_exit(1);
-		_exit(0);       /* no shutdown: its reports would only be noise */
-	}
-	close(fd[1]);
-	if (pid < 0 || read(fd[0], &ns, sizeof(ns)) != (ssize_t)sizeof(ns))
-		ns = -1;
-	close(fd[0]);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	return ns;
+	return (unsigned long)(ns_wanted / (ns > 1 ? ns : 1)) + 1000;
 }
 
 static int by_value(const void *a, const void *b)
@@ -384,23 +327,157 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The median over rounds of what variant v is against baseline b, both
- * measured in that round: their ratio, or with `per` set their difference
- * divided by it.  A slow stretch of the machine that falls on a round
- * falls on both.  0 when no round has both. */
-static double paired(double ns[][64], unsigned v, unsigned b, int rounds, double per)
+static double median_of(double *q, size_t n)
 {
-	double q[64];
-	size_t n = 0;
+	qsort(q, n, sizeof(double), by_value);
+	return q[n / 2];
+}
+
+/*
+ * What a child reports: its variant's time, and its ratio to each
+ * baseline from slices of both run a few milliseconds apart.  A core of a
+ * shared host changes speed for seconds at a time (on a Zen 5 guest
+ * another tenant on the same core slowed the stub and the helpers alike,
+ * by 1.55x, for several seconds), so two children, or two rounds, may
+ * meet different machines; two neighbouring slices meet the same one.
+ */
+#define SLICES 9
+#define SLICE_NS 8e6
+
+struct measured {
+	double ns;                      /* per unit; -1 failed, -2 not asked for */
+	double to[NBASELINES];          /* ratio to each baseline; 0: not measured */
+};
+
+/* In the child: set up, warm up, then SLICES slices of about 8 ms of the
+ * variant, each followed by one of each baseline this ABI has.  With
+ * $BENCH_UNITS, one run of that many units and no baseline: the loop is
+ * all that the instruction counts may see (count-instructions.sh). */
+static struct measured measure(const struct variant *v)
+{
+	const char *units = getenv("BENCH_UNITS");
+	struct measured m = { -1, { 0 } };
+	double t[SLICES], q[NBASELINES][SLICES];
+	unsigned long n, base_n[NBASELINES] = { 0 };
+	unsigned b;
+	int s;
+
+	elt_register_function(EMPTY_ID, "Empty", "v()", 0);
+	elt_register_function(ASYNC_ID, "Async", "l(K i)", ELT_FUNCTION_ASYNC);
+	probe_armed = elt_helpers_armed();
+	if (v->work == CLOCK)
+		plugin_clock_init();
+	if (v->work < PAIR && !instrumented(v->work))   /* a reference this ABI lacks */
+		return m;
+	if (v->plugins && strcmp(v->plugins, "empty") == 0) {
+		if (elt_plugin_add(&elt_plugin_empty, NULL) != ELT_OK)
+			return m;
+	} else if (v->plugins && strcmp(v->plugins, "empty_tracked") == 0) {
+		if (elt_plugin_add(&elt_plugin_empty_tracked, NULL) != ELT_OK)
+			return m;
+	} else if (v->plugins && strcmp(v->plugins, "file") == 0) {
+		/* a real file in $TMPDIR, as a recording would be; removed at once */
+		const char *tmp = getenv("TMPDIR");
+		char spec[4200];
+
+		snprintf(recording, sizeof(recording), "%s/asyncelt-bench-%d.bin",
+			 tmp && *tmp ? tmp : "/tmp", (int)getpid());
+		snprintf(spec, sizeof(spec), "logging:format=binary,output=%s", recording);
+		if (elt_plugin_load(spec) != ELT_OK)
+			return m;
+	} else if (v->plugins && elt_plugin_load(v->plugins) != ELT_OK) {
+		return m;
+	}
+	if (units) {    /* a fixed count, for counting instructions */
+		m.ns = timed(v, strtoul(units, NULL, 10));
+		return m;
+	}
+	n = units_for(v, SLICE_NS);
+	for (b = 0; b < NBASELINES; b++)
+		if (v == &variants[b])
+			m.to[b] = 1;    /* a baseline against itself */
+		else if (instrumented(variants[b].work))
+			base_n[b] = units_for(&variants[b], SLICE_NS);
+	for (s = 0; s < SLICES; s++) {
+		t[s] = timed(v, n);
+		for (b = 0; b < NBASELINES; b++)
+			if (base_n[b])
+				q[b][s] = t[s] / timed(&variants[b], base_n[b]);
+	}
+	for (b = 0; b < NBASELINES; b++)
+		if (base_n[b])
+			m.to[b] = median_of(q[b], SLICES);
+	m.ns = median_of(t, SLICES);
+	return m;
+}
+
+static struct measured measure_in_child(const struct variant *v, int round)
+{
+	struct measured m = { -1, { 0 } };
+	int fd[2];
+	pid_t pid;
+
+	if (pipe(fd) != 0)
+		return m;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		stack_shift = (size_t)round * STACK_STEP % 4096;
+		m = measure(v);
+		if (*recording)
+			unlink(recording);
+		if (write(fd[1], &m, sizeof(m)) != (ssize_t)sizeof(m))
+			_exit(1);
+		_exit(0);       /* no shutdown: its reports would only be noise */
+	}
+	close(fd[1]);
+	if (pid < 0 || read(fd[0], &m, sizeof(m)) != (ssize_t)sizeof(m))
+		m.ns = -1;
+	close(fd[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return m;
+}
+
+static struct measured measured[NVARIANTS][64];        /* by variant and round */
+
+/* Variant v against baseline b in round r: the ratio v's child measured,
+ * or without one (counting instructions) that of the two children's
+ * times; 0 when either did not run. */
+static double ratio_in_round(unsigned v, unsigned b, int r)
+{
+	const struct measured *mv = &measured[v][r], *mb = &measured[b][r];
+
+	if (mv->ns <= 0 || mb->ns <= 0)
+		return 0;
+	return b < NBASELINES && mv->to[b] > 0 ? mv->to[b] : mv->ns / mb->ns;
+}
+
+/* The median over rounds of variant v against row b: their ratio (b a
+ * baseline), or with `per` set their difference in ns divided by it.  A
+ * difference is taken in units of the stub (the bare call where there is
+ * none), each row against the one its own child measured, then turned
+ * into ns at the stub's median: a slower machine under one child makes
+ * both of its rows slower alike and drops out.  0 when no round has both. */
+static double paired(unsigned v, unsigned b, int rounds, double per)
+{
+	unsigned unit = measured[BASE_STUB][0].ns > 0 ? BASE_STUB : BASE_BARE;
+	double q[64], unit_ns[64];
+	size_t n = 0, k = 0;
 	int r;
 
 	for (r = 0; r < rounds; r++)
-		if (ns[v][r] > 0 && ns[b][r] > 0)
-			q[n++] = per ? (ns[v][r] - ns[b][r]) / per : ns[v][r] / ns[b][r];
-	if (!n)
-		return 0;
-	qsort(q, n, sizeof(double), by_value);
-	return q[n / 2];
+		if (measured[unit][r].ns > 0)
+			unit_ns[k++] = measured[unit][r].ns;
+	for (r = 0; r < rounds; r++) {
+		double rv = ratio_in_round(v, per ? unit : b, r);
+		double rb = per ? ratio_in_round(b, unit, r) : 1;
+
+		if (rv > 0 && rb > 0)
+			q[n++] = per ? (rv - rb) * median_of(unit_ns, k) / per : rv;
+	}
+	return n ? median_of(q, n) : 0;
 }
 
 /* The targets the library is held to (doc/performance.md#targets), each
@@ -443,7 +520,7 @@ static unsigned variant_named(const char *name)
 
 /* Where this CPU stands against each target, from the rounds that ran
  * both of its rows (ns unsorted): NAN where a row was not run. */
-static void measure_targets(double ns[][64], int rounds, double reached[NTARGETS])
+static void measure_targets(int rounds, double reached[NTARGETS])
 {
 	unsigned t;
 
@@ -451,8 +528,8 @@ static void measure_targets(double ns[][64], int rounds, double reached[NTARGETS
 		unsigned v = variant_named(targets[t].variant);
 		unsigned b = variant_named(targets[t].baseline);
 
-		reached[t] = ns[v][0] < 0 || ns[b][0] < 0
-			     ? NAN : paired(ns, v, b, rounds, targets[t].per);
+		reached[t] = measured[v][0].ns < 0 || measured[b][0].ns < 0
+			     ? NAN : paired(v, b, rounds, targets[t].per);
 	}
 }
 
@@ -528,8 +605,8 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 7;
 	const char *only = argc > 2 ? argv[2] : NULL;
-	static double ns[NVARIANTS][64];
-	double median[NVARIANTS], to_bare[NVARIANTS], to_stub[NVARIANTS], reached[NTARGETS];
+	double ns[64], median[NVARIANTS], to_bare[NVARIANTS], to_stub[NVARIANTS];
+	double reached[NTARGETS];
 	unsigned v;
 	int r;
 
@@ -540,30 +617,31 @@ int main(int argc, char **argv)
 	print_cpu();
 	for (r = 0; r < rounds; r++)
 		for (v = 0; v < NVARIANTS; v++)
-			ns[v][r] = variants[v].work < PAIR || !only || strstr(variants[v].name, only)
-				   ? measure_in_child(&variants[v], r) : -2;
+			if (variants[v].work < PAIR || !only || strstr(variants[v].name, only))
+				measured[v][r] = measure_in_child(&variants[v], r);
+			else
+				measured[v][r].ns = -2;
 	for (v = 0; v < NVARIANTS; v++) {
-		to_bare[v] = paired(ns, v, 0, rounds, 0);
-		to_stub[v] = paired(ns, v, 1, rounds, 0);
+		to_bare[v] = paired(v, BASE_BARE, rounds, 0);
+		to_stub[v] = paired(v, BASE_STUB, rounds, 0);
+		for (r = 0; r < rounds; r++)
+			ns[r] = measured[v][r].ns;
+		median[v] = median_of(ns, (size_t)rounds);
 	}
-	measure_targets(ns, rounds, reached);
-	for (v = 0; v < NVARIANTS; v++) {
-		qsort(ns[v], (size_t)rounds, sizeof(double), by_value);
-		median[v] = ns[v][rounds / 2];
-	}
+	measure_targets(rounds, reached);
 
 	printf("median of %d interleaved rounds, each at another stack offset, "
 	       "ns per Enter+Leave pair "
 	       "(per invocation for async; per pair per thread for 2 threads);\n"
-	       "ratios: the median of each round's ratio to the baseline measured "
-	       "in that round\n\n", rounds);
+	       "ratios: the median over rounds of the variant's ratio to the baseline, "
+	       "both run in the same child, in alternating slices\n\n", rounds);
 	printf("| %-42s | %8s | %8s | %8s |\n", "variant", "ns", "x bare", "x stub");
 	printf("|%s|%s|%s|%s|\n", "--------------------------------------------",
 	       "----------", "----------", "----------");
 	for (v = 0; v < NVARIANTS; v++) {
-		if (ns[v][0] == -2)
+		if (measured[v][0].ns == -2)
 			continue;       /* not asked for */
-		if (ns[v][0] < 0) {
+		if (measured[v][0].ns < 0) {
 			printf("| %-42s | %8s | %8s | %8s |\n", variants[v].name, "n/a", "", "");
 			continue;
 		}
