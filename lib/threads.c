@@ -31,6 +31,9 @@ static ELT_TLS struct thread_record *self;
 
 struct thread_record {
 	_Atomic unsigned *flags;        /* the thread's elt_thread.flags */
+#if defined(__linux__)
+	pid_t tid;                      /* for thread_gone() */
+#endif
 	struct thread_record *prev, *next;
 	struct elt_thread_invocations invocations;
 	struct elt_thread_tables tables;
@@ -195,6 +198,9 @@ int elt_thread_attach(void)
 		return 0;
 	}
 	r->flags = &elt_thread.flags;
+#if defined(__linux__)
+	r->tid = (pid_t)syscall(SYS_gettid);
+#endif
 	pthread_mutex_lock(&threads_lock);
 	r->next = threads;
 	if (threads)
@@ -245,6 +251,28 @@ static void barrier_everywhere(void)
 	nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
 }
 
+/*
+ * Whether a thread in the list has exited without thread_exiting(): one
+ * whose first segment came in glibc's last round of thread-specific-data
+ * destructors, when that round had passed the library's key (glibc drops
+ * what is set then without calling its destructor).  Its flags were in
+ * its TLS, which may be unmapped with its stack.  Its kernel thread id is
+ * gone once it has exited, unless a new thread took the id meanwhile.
+ */
+static int thread_gone(const struct thread_record *r)
+{
+#if defined(__linux__)
+	int saved_errno = errno, gone;
+
+	gone = syscall(SYS_tgkill, (pid_t)getpid(), r->tid, 0) != 0 && errno == ESRCH;
+	errno = saved_errno;
+	return gone;
+#else
+	(void)r;
+	return 0;
+#endif
+}
+
 void elt_threads_quiesce(void)
 {
 	struct timespec start, now;
@@ -257,6 +285,8 @@ void elt_threads_quiesce(void)
 	for (r = threads; r; r = r->next) {
 		if (r == self)
 			continue;       /* shutdown called from a callback */
+		if (thread_gone(r))
+			continue;       /* not in a callback: not anywhere */
 		while (atomic_load_explicit(r->flags, memory_order_acquire) &
 		       ELT_THREAD_IN_CALLBACK) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
