@@ -136,8 +136,16 @@ run_plugins_general(struct elt_info *info, unsigned hook, uint32_t state, int fp
 		end_invocation(info);
 }
 
-/* Runs the plugins for a segment whose info has id and fn set; the
- * caller has raised this thread's flag and found the library armed.
+/* The kind of a segment of a function that cannot suspend. */
+static inline elt_segment_kind plain_kind(unsigned hook)
+{
+	return hook == ELT_HOOK_ENTER ? ELT_SEGMENT_CALL
+	       : hook == ELT_HOOK_LEAVE ? ELT_SEGMENT_RETURN : ELT_SEGMENT_TAILCALL;
+}
+
+/* Runs the plugins for a segment of `kind` whose info has id and fn set
+ * (and the continuation, for a resume or suspension); the caller has
+ * raised this thread's flag and found the library armed.
  * `fp_saved` (a constant in each instance) is whether the helper saved
  * the floating-point control state; without, only plugins that leave it
  * alone may run.  One plugin that needs nothing more, the usual case,
@@ -145,12 +153,12 @@ run_plugins_general(struct elt_info *info, unsigned hook, uint32_t state, int fp
  * the thread's TLS block are live across its callback: the dispatcher
  * saves one register, not six. */
 static inline __attribute__((always_inline)) void
-run_plugins(struct elt_info *info, unsigned hook, uintptr_t continuation, int fp_saved)
+run_plugins(struct elt_info *info, unsigned hook, elt_segment_kind kind, int fp_saved)
 {
 	unsigned which = elt_hook_index(hook);
 	uint32_t ignored = fp_saved ? ELT_PLUGINS_FLOAT : 0, state;
 
-	set_kind(&info->head, classify(info, hook, continuation));
+	set_kind(&info->head, kind);
 	info->head.function_rows = elt_thread.function_rows;
 	info->invocation = NULL;
 	state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
@@ -249,6 +257,7 @@ run_plugins_with_scratch(const struct elt_info *info, unsigned hook,
 			 uintptr_t continuation_out, int fp_saved)
 {
 	struct elt_frame_segment segment;
+	elt_segment_kind kind;
 
 	/* What dispatch_frame set, field by field: run_plugins sets the
 	 * rest, and a copy of the whole 72 bytes is a call to memcpy on
@@ -257,10 +266,11 @@ run_plugins_with_scratch(const struct elt_info *info, unsigned hook,
 	segment.info.head.function = info->head.function;
 	segment.info.caller_sp = info->caller_sp;
 	segment.info.frame = info->frame;
+	kind = classify(&segment.info, hook, continuation_out);
 	if (fp_saved)
-		run_plugins(&segment.info, hook, continuation_out, 1);
+		run_plugins(&segment.info, hook, kind, 1);
 	else
-		run_plugins(&segment.info, hook, continuation_out, 0);
+		run_plugins(&segment.info, hook, kind, 0);
 }
 
 /* One helper's segment; `hook` and `fp_saved` are constants in each
@@ -285,10 +295,12 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 	info.frame = frame;
 	fn = elt_registry_lookup(id);
 	elt_info_set_function(&info, fn);
-	if (ELT_UNLIKELY(fn && fn->plan.scratch_size))
+	if (ELT_LIKELY(!fn || !fn->needs_more))
+		run_plugins(&info, hook, plain_kind(hook), fp_saved);
+	else if (fn->plan.scratch_size)
 		run_plugins_with_scratch(&info, hook, continuation_out, fp_saved);
 	else
-		run_plugins(&info, hook, continuation_out, fp_saved);
+		run_plugins(&info, hook, classify(&info, hook, continuation_out), fp_saved);
 	elt_callback_end();
 }
 
@@ -335,6 +347,6 @@ elt_dispatch_emitted(struct elt_info *info, unsigned hook, uintptr_t continuatio
 {
 	if (!begin_callback())
 		return;
-	run_plugins(info, hook, continuation, 1);
+	run_plugins(info, hook, classify(info, hook, continuation), 1);
 	elt_callback_end();
 }

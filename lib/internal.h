@@ -53,6 +53,11 @@ ELT_HIDDEN void elt_pages_unmap(void *p, size_t size);
 
 struct elt_function {
 	elt_function_desc desc;
+	/* Non-zero when a helper's segment needs more than a lookup and a
+	 * kind known from the hook: the function is async (a segment may be
+	 * a resume or a suspension) or its values need scratch.  One test on
+	 * the dispatcher's straight path instead of two (registry.c). */
+	uint32_t needs_more;
 	elt_signature *signature;
 	struct elt_plan plan;
 	/* What each plugin's function_added returned, by plugin slot. */

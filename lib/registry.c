@@ -145,6 +145,7 @@ static elt_status plan_function(struct elt_function *fn)
 				   "function '%s': %s", fn->desc.name,
 				   fn->plan.args_unsupported ? fn->plan.args_unsupported
 				   : "the continuation argument cannot be located");
+	fn->needs_more = (fn->desc.flags & ELT_FUNCTION_ASYNC) || fn->plan.scratch_size;
 	return st;
 }
 
