@@ -143,15 +143,14 @@ static inline elt_segment_kind plain_kind(unsigned hook)
 	       : hook == ELT_HOOK_LEAVE ? ELT_SEGMENT_RETURN : ELT_SEGMENT_TAILCALL;
 }
 
-/* Runs the plugins for a segment of `kind` whose info has id and fn set
- * (and the continuation, for a resume or suspension); the caller has
- * raised this thread's flag and found the library armed.
- * `fp_saved` (a constant in each instance) is whether the helper saved
- * the floating-point control state; without, only plugins that leave it
+/* Runs the plugins for a segment of `kind` whose info has all but its
+ * kind set (the continuation only for a resume or suspension); the caller
+ * has raised this thread's flag and found the library armed.  `fp_saved`
+ * (a constant in each instance) is whether the helper saved the
+ * floating-point control state; without, only plugins that leave it
  * alone may run.  One plugin that needs nothing more, the usual case,
- * takes one load and one comparison; then only `info` (on the stack) and
- * the thread's TLS block are live across its callback: the dispatcher
- * saves one register, not six. */
+ * takes one load and one comparison; then only the thread's TLS block is
+ * live across its callback: the dispatcher saves one register, not six. */
 static inline __attribute__((always_inline)) void
 run_plugins(struct elt_info *info, unsigned hook, elt_segment_kind kind, int fp_saved)
 {
@@ -159,8 +158,6 @@ run_plugins(struct elt_info *info, unsigned hook, elt_segment_kind kind, int fp_
 	uint32_t ignored = fp_saved ? ELT_PLUGINS_FLOAT : 0, state;
 
 	set_kind(&info->head, kind);
-	info->head.function_rows = elt_thread.function_rows;
-	info->invocation = NULL;
 	state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
 	if (ELT_LIKELY((state & ~ignored) == 1)) {
 		elt_segment_callback cb = elt_plugins[0].segment[which];
@@ -248,6 +245,14 @@ dispatch_unattached(const void *frame, elt_function_id id, uintptr_t caller_sp, 
 		dispatch_hook(frame, id, caller_sp, hook, continuation_out, fp_saved);
 }
 
+/* An elt_info other than the thread's own (a producer's, or a copy with
+ * scratch after it): what the thread's keeps from segment to segment. */
+static inline void own_info_begin(struct elt_info *info)
+{
+	info->head.function_rows = elt_thread.info.head.function_rows;
+	info->invocation = NULL;
+}
+
 /* The plugins of a segment whose function reassembles values split
  * across registers and the stack: they get a copy of its info heading an
  * elt_frame_segment, with the room the getters reassemble into (info.c).
@@ -266,6 +271,7 @@ run_plugins_with_scratch(const struct elt_info *info, unsigned hook,
 	segment.info.head.function = info->head.function;
 	segment.info.caller_sp = info->caller_sp;
 	segment.info.frame = info->frame;
+	own_info_begin(&segment.info);
 	kind = classify(&segment.info, hook, continuation_out);
 	if (fp_saved)
 		run_plugins(&segment.info, hook, kind, 1);
@@ -279,28 +285,30 @@ static inline __attribute__((always_inline)) void
 dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
 	       uintptr_t continuation_out, int fp_saved)
 {
-	struct elt_info info;
+	struct elt_info *info = &elt_thread.info;
 	const struct elt_function *fn;
 
 	if (ELT_UNLIKELY(!thread_attached())) {
 		dispatch_unattached(frame, id, caller_sp, hook, continuation_out, fp_saved);
 		return;
 	}
+	/* The thread's info is written only with its flag up: a signal
+	 * handler's segment before that may use it too. */
 	if (!elt_callback_begin())
 		return;
 	/* All but fn first: nothing is then live across the lookup's call
 	 * when its first probe misses. */
-	info.head.id = id;
-	info.caller_sp = caller_sp;
-	info.frame = frame;
+	info->head.id = id;
+	info->caller_sp = caller_sp;
+	info->frame = frame;
 	fn = elt_registry_lookup(id);
-	elt_info_set_function(&info, fn);
+	elt_info_set_function(info, fn);
 	if (ELT_LIKELY(!fn || !fn->needs_more))
-		run_plugins(&info, hook, plain_kind(hook), fp_saved);
+		run_plugins(info, hook, plain_kind(hook), fp_saved);
 	else if (fn->plan.scratch_size)
-		run_plugins_with_scratch(&info, hook, continuation_out, fp_saved);
+		run_plugins_with_scratch(info, hook, continuation_out, fp_saved);
 	else
-		run_plugins(&info, hook, classify(&info, hook, continuation_out), fp_saved);
+		run_plugins(info, hook, classify(info, hook, continuation_out), fp_saved);
 	elt_callback_end();
 }
 
@@ -347,6 +355,7 @@ elt_dispatch_emitted(struct elt_info *info, unsigned hook, uintptr_t continuatio
 {
 	if (!begin_callback())
 		return;
+	own_info_begin(info);
 	run_plugins(info, hook, classify(info, hook, continuation), 1);
 	elt_callback_end();
 }

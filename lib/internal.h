@@ -219,6 +219,36 @@ ELT_HIDDEN elt_status elt_check_running(const char *what);
 
 struct elt_thread_invocations;         /* invocation.c's part of a thread */
 
+/* Values a producer (elt_emit_*) keeps in its own memory. */
+struct elt_emitted {
+	void *const *args;              /* each argument, K excluded */
+	const void *ret;
+};
+
+/* One segment as its plugins see it (dispatch.c), here since each thread
+ * keeps one (elt_thread.info).  head: what the header's inline getters
+ * read (kind, plugin: the slot of the plugin being called, id, function:
+ * NULL when never registered, function_rows). */
+struct elt_info {
+	elt_info_head head;
+	uintptr_t caller_sp;
+	/* Set for a resume or a suspension only (elt_info_continuation()):
+	 * a helper's segment is bound by how many stores it makes, so none is
+	 * spent on what the kind already says. */
+	uintptr_t continuation;
+	/* The port's saved register image; NULL in a producer's segment,
+	 * and only there. */
+	const void *frame;
+	/* Where elt_emit_*'s values are, set only in a producer's segment,
+	 * whose frame is NULL (elt_info_emitted()): the getters then read
+	 * memory, not the frame's plan. */
+	const struct elt_emitted *emitted;
+	/* NULL: none matched.  Set by invocation tracking only: in a
+	 * thread's own info (elt_thread.info) NULL until tracking first runs,
+	 * which then sets it in every segment. */
+	struct elt_shadow_entry *invocation;
+};
+
 /* This thread's part of the library: one block of TLS, so that a segment
  * computes one thread-local address.
  *
@@ -234,8 +264,16 @@ struct elt_thread_invocations;         /* invocation.c's part of a thread */
  * invocations: invocation.c's state of the thread; set by
  *     elt_thread_attach(), NULL again once the thread exits.
  * tables: its function-storage tables (function-storage.c), the same;
- * function_rows: their rows, or elt_no_function_rows: what a segment's
- *     head points to, never NULL once the thread is attached. */
+ * info: the elt_info of the helper segment the thread reports, whose
+ *     plugins it is running: one at a time, since a segment that comes
+ *     while the thread runs plugin code (a signal handler's) is not
+ *     reported.  Kept here, not on the dispatcher's stack, so that what
+ *     is the thread's and not the segment's is stored once and not per
+ *     segment, a segment's cost following its stores: head.function_rows,
+ *     the tables' rows from elt_thread_attach() (elt_no_function_rows
+ *     once the thread exits), never NULL once attached, and copied into
+ *     the info of a producer's segment; invocation, NULL until tracking
+ *     first runs (see struct elt_info). */
 #define ELT_THREAD_ATTACHED     1u
 #define ELT_THREAD_IN_CALLBACK  2u
 #define ELT_THREAD_UNATTACHABLE 4u
@@ -243,7 +281,7 @@ struct elt_thread_tls {
 	_Atomic unsigned flags;
 	struct elt_thread_invocations *invocations;
 	struct elt_thread_tables *tables;
-	const elt_function_rows *function_rows;
+	struct elt_info info;
 };
 ELT_HIDDEN extern ELT_TLS struct elt_thread_tls elt_thread;
 /* on_thread_exit: called first at every attached thread's exit. */
@@ -317,30 +355,6 @@ struct elt_shadow_entry;
 
 /* --- dispatch.c: one segment --------------------------------------------- */
 
-/* Values a producer (elt_emit_*) keeps in its own memory. */
-struct elt_emitted {
-	void *const *args;              /* each argument, K excluded */
-	const void *ret;
-};
-
-/* head: what the header's inline getters read (kind, plugin: the slot of
- * the plugin being called, id, function: NULL when never registered). */
-struct elt_info {
-	elt_info_head head;
-	uintptr_t caller_sp;
-	/* Set for a resume or a suspension only (elt_info_continuation()):
-	 * a helper's segment is bound by how many stores it makes, so none is
-	 * spent on what the kind already says. */
-	uintptr_t continuation;
-	/* The port's saved register image; NULL in a producer's segment,
-	 * and only there. */
-	const void *frame;
-	/* Where elt_emit_*'s values are, set only in a producer's segment,
-	 * whose frame is NULL (elt_info_emitted()): the getters then read
-	 * memory, not the frame's plan. */
-	const struct elt_emitted *emitted;
-	struct elt_shadow_entry *invocation;        /* NULL: none matched */
-};
 
 /* A helper's segment whose function has values split across registers
  * and the stack, on the dispatcher's stack: its info, then where the

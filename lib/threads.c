@@ -94,7 +94,7 @@ static void thread_exiting(void *value)
 	/* Under the lock, so that statistics count the thread once. */
 	elt_thread.invocations = NULL;
 	elt_thread.tables = NULL;
-	elt_thread.function_rows = elt_no_function_rows;
+	elt_thread.info.head.function_rows = elt_no_function_rows;
 	self = NULL;    /* a fork from a later destructor: not in the child's list */
 	elt_invocation_thread_exit(&r->invocations);
 	elt_function_storage_release(&r->tables);
@@ -211,7 +211,8 @@ int elt_thread_attach(void)
 	self = r;
 	elt_thread.invocations = &r->invocations;
 	elt_thread.tables = &r->tables;
-	elt_thread.function_rows = r->tables.rows;
+	elt_thread.info.head.function_rows = r->tables.rows;
+	elt_thread.info.invocation = NULL;      /* a fork child's may be the parent's */
 	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_ATTACHED, memory_order_relaxed);
 	return 1;
 }

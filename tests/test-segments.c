@@ -44,9 +44,11 @@ static struct seen {
 	unsigned char ret_bytes[64];
 	int backtrace_through_helper;
 	int backtrace_reaches_caller;
+	int intact_after_nested;        /* the info, after instrumented code ran */
 } seen;
 
 static int recurse, unwind;
+static const elt_function_id NESTED_ID = 0x4444;
 
 /* The header's getters are reads of the info's head; the library's
  * functions of the same names must agree with them in every segment. */
@@ -85,8 +87,22 @@ static void record(const elt_info *info)
 		       seen.ret.length < 64 ? seen.ret.length : 64);
 	memset(&seen.tail, 0, sizeof(seen.tail));
 	seen.tailcall_st = elt_get_tailcall_info(info, &seen.tail);
-	if (recurse)
-		probe_enter();          /* instrumented code, called by a plugin */
+	if (recurse) {
+		/* Instrumented code, called by a plugin, for another function:
+		 * its segment is not reported, nor does it touch this one's
+		 * info (the thread's own, dispatch.c). */
+		uintptr_t outer = probe_function;
+		elt_frame_info again;
+
+		probe_function = NESTED_ID;
+		probe_enter();
+		probe_function = outer;
+		elt_get_frame_info(info, &again);
+		seen.intact_after_nested =
+			elt_get_segment_kind(info) == seen.kind && elt_get_function_id(info) == seen.id &&
+			elt_get_function(info) == seen.fn && again.caller_sp == seen.frame.caller_sp &&
+			again.return_address == seen.frame.return_address;
+	}
 	if (unwind) {
 		void *pcs[32];
 		int n = backtrace(pcs, 32);
@@ -830,6 +846,7 @@ static void test_guard_and_unwind(void)
 	enter(PLAIN_ID, NULL);
 	recurse = 0;
 	is_int(seen.calls - before, 1, "instrumented code called by a plugin is not reported");
+	ok(seen.intact_after_nested, "and the plugin's info is as it was before that code ran");
 
 	unwind = 1;
 	seen.backtrace_through_helper = seen.backtrace_reaches_caller = 0;
