@@ -5,8 +5,11 @@
  * the last round without calling its destructor.  So the library never
  * hears of the thread's exit, and its record stays in the list with a
  * pointer to flags that lived in the thread's TLS.  Here the thread runs
- * on a stack of the test's own, unmapped after the join as glibc unmaps a
- * stack its cache does not keep: shutdown read those flags and crashed.
+ * on a stack of the test's own, unmapped once the thread is gone (as
+ * glibc unmaps a stack its cache does not keep): shutdown read those
+ * flags and crashed.  "Gone" is when the kernel no longer has the thread
+ * id, which is what shutdown asks; a join returns a little before that
+ * (the kernel clears the joined id first), long before under qemu-user.
  */
 #define ELT_PLUGIN_STATIC 1
 #include "tap.h"
@@ -17,14 +20,19 @@
 #include <stdatomic.h>
 
 #if defined(__linux__)
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 static const elt_function_id WORK = 0x10;
 static atomic_int entered;
 static pthread_key_t late_key;
 static int round_seen;
+static pid_t worker_tid;
 
 static void on_enter(const elt_info *info, void *state)
 {
@@ -51,6 +59,7 @@ static void late_destructor(void *value)
 static void *worker(void *arg)
 {
 	(void)arg;
+	worker_tid = (pid_t)syscall(SYS_gettid);
 	pthread_setspecific(late_key, &late_key);       /* no segment before exit */
 	return NULL;
 }
@@ -61,6 +70,7 @@ int main(void)
 	pthread_attr_t attr;
 	pthread_t thread;
 	void *stack;
+	int waited;
 
 	tap_plan(3);
 	/* the plugin first: the library's key is created with it, before
@@ -76,6 +86,13 @@ int main(void)
 	is_int(round_seen, PTHREAD_DESTRUCTOR_ITERATIONS,
 	       "the destructor ran in every round glibc runs");
 	is_int(atomic_load(&entered), 1, "its segment in the last round reached the plugin");
+	for (waited = 0; syscall(SYS_tgkill, (pid_t)getpid(), worker_tid, 0) == 0; waited++) {
+		if (waited == 10000)
+			tap_bail("the kernel still has the thread 10 s after its join");
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	if (errno != ESRCH)
+		tap_bail("tgkill: %d", errno);
 	munmap(stack, size);    /* the thread's TLS with it */
 	is_int(elt_shutdown(), ELT_OK, "shutdown, the thread's TLS gone");
 	return tap_done();
