@@ -5,6 +5,7 @@
  * invocation (invocation.c) and a loop over the plugins.
  */
 #include "invocation.h"
+#include "test-points.h"
 
 #include <errno.h>
 #include <string.h>
@@ -294,6 +295,7 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 	}
 	/* The thread's info is written only with its flag up: a signal
 	 * handler's segment before that may use it too. */
+	ELT_TEST_POINT(ELT_POINT_FLAG_RAISING, 0);
 	if (!elt_callback_begin())
 		return;
 	/* All but fn first: nothing is then live across the lookup's call

@@ -37,9 +37,9 @@ const char *elt_strerror(elt_status status)
 	return "unknown status";
 }
 
-/* Not initial-exec (ELT_TLS): 512 bytes of static TLS would come out of
- * glibc's small surplus when the library is dlopen()ed, and no hot path
- * reads this. */
+/* Not initial-exec (ELT_TLS): no hot path reads it.  It is in the
+ * library's TLS segment all the same, which a dlopen()ed library takes
+ * whole from the static TLS surplus (internal.h). */
 static __thread char last_error[512];
 
 const char *elt_last_error(void)

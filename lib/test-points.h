@@ -1,7 +1,8 @@
 /*
  * Where a race can happen, named so that a test can make it happen: in
  * a build for tests only (ELT_TEST_HOOKS: the library that
- * tests/test-continuation-race, test-fork-table and test-thread-signals link),
+ * tests/test-continuation-race, test-fork-table, test-thread-signals and
+ * test-info-signal link),
  * each point calls elt_test_hook, which may run another thread's work
  * right there, or hold this one there.  In the library itself the points
  * are nothing.
@@ -28,6 +29,8 @@ enum elt_test_point {
 					   flags 0 and has not claimed them */
 	ELT_POINT_THREADS_LOCKED,       /* the thread list is locked for a
 					   walk (continuation 0 for both) */
+	ELT_POINT_FLAG_RAISING,         /* a helper's segment found its thread
+					   attached, its flag not yet up */
 };
 
 #if defined(ELT_TEST_HOOKS)
