@@ -357,7 +357,6 @@ struct elt_shadow_entry;
 
 /* --- dispatch.c: one segment --------------------------------------------- */
 
-
 /* A helper's segment whose function has values split across registers
  * and the stack, on the dispatcher's stack: its info, then where the
  * getters reassemble them (info.c), which the plugins of one segment
