@@ -85,27 +85,33 @@ static inline uint32_t elt_registry_hash(elt_function_id id, uint32_t mask)
 	return (uint32_t)(h >> 32) & mask;
 }
 
-/* Where the first probe missed: the rest of the chain (registry.c). */
-ELT_HIDDEN const struct elt_function *
-elt_registry_probe(const struct elt_registry_table *t, elt_function_id id, uint32_t i);
+/* The whole lookup, out of line, for where the first probe missed
+ * (registry.c). */
+ELT_HIDDEN const struct elt_function *elt_registry_probe(elt_function_id id);
 
-/* Lock-free, and inline: every segment does one.  NULL for an id never
- * registered.  The table is kept at most half full, so the first slot
- * probed usually holds the function: that path runs straight through.
- * There is always a table (registry.c). */
-static inline const struct elt_function *elt_registry_lookup(elt_function_id id)
+/* Lock-free, and inline: every segment does one.  The table is kept at
+ * most half full, so the first slot probed usually holds the function:
+ * the function registered as `id` when it is there, else NULL (then
+ * elt_registry_probe() knows). */
+static inline const struct elt_function *elt_registry_first(elt_function_id id)
 {
 	const struct elt_registry_table *t =
 		atomic_load_explicit(&elt_registry_current, memory_order_acquire);
 	const struct elt_function *fn;
-	uint32_t i = elt_registry_hash(id, t->mask);
 
 	/* A pointer-sized index: gcc then folds the slots' offset into the
 	 * load instead of adding it to the index first. */
-	fn = atomic_load_explicit(t->slot + (uintptr_t)i, memory_order_acquire);
-	if (ELT_LIKELY(fn && fn->desc.id == id))
-		return fn;
-	return elt_registry_probe(t, id, i);
+	fn = atomic_load_explicit(t->slot + (uintptr_t)elt_registry_hash(id, t->mask),
+				  memory_order_acquire);
+	return fn && fn->desc.id == id ? fn : NULL;
+}
+
+/* NULL for an id never registered.  There is always a table (registry.c). */
+static inline const struct elt_function *elt_registry_lookup(elt_function_id id)
+{
+	const struct elt_function *fn = elt_registry_first(id);
+
+	return ELT_LIKELY(fn) ? fn : elt_registry_probe(id);
 }
 /* Registration is serialized by one lock; a plugin being added holds it
  * while it learns of the functions registered so far, so it misses none. */

@@ -66,17 +66,21 @@ static void table_put(struct elt_registry_table *t, struct elt_function *fn)
 	t->used++;
 }
 
-/* The lookup's chain past its first slot, `i`, which held another id. */
-const struct elt_function *
-elt_registry_probe(const struct elt_registry_table *t, elt_function_id id, uint32_t i)
+/* The whole chain, the first slot again included: the table may have
+ * been replaced since the first probe, and this one reads the current. */
+const struct elt_function *elt_registry_probe(elt_function_id id)
 {
-	for (;;) {
-		const struct elt_function *fn;
+	const struct elt_registry_table *t =
+		atomic_load_explicit(&elt_registry_current, memory_order_acquire);
+	uint32_t i = elt_registry_hash(id, t->mask);
 
-		i = (i + 1) & t->mask;
-		fn = atomic_load_explicit(&t->slot[i], memory_order_acquire);
+	for (;;) {
+		const struct elt_function *fn = atomic_load_explicit(&t->slot[i],
+								     memory_order_acquire);
+
 		if (!fn || fn->desc.id == id)
 			return fn;
+		i = (i + 1) & t->mask;
 	}
 }
 
