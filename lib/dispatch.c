@@ -58,6 +58,26 @@ static inline void set_kind(elt_info_head *head, elt_segment_kind kind)
 	memcpy(__builtin_assume_aligned(head, _Alignof(elt_info_head)), &both, sizeof(both));
 }
 
+/* The first plugin's callback, where it is the only one to run. */
+static inline __attribute__((always_inline)) void run_first_plugin(struct elt_info *info,
+								   unsigned which)
+{
+	elt_segment_callback cb = elt_plugins[0].segment[which];
+
+	if (cb)
+		cb(info, elt_plugins[0].state);
+}
+
+/* Whether the plugins in `state` are one plugin that needs nothing more:
+ * no invocations, and none that may change the floating-point control
+ * state unless the helper saved it (`fp_saved`). */
+static inline int one_plain_plugin(uint32_t state, int fp_saved)
+{
+	uint32_t ignored = fp_saved ? ELT_PLUGINS_FLOAT : 0;
+
+	return (state & ~ignored) == 1;
+}
+
 /* Every plugin's callback for a segment, in order. */
 static __attribute__((noinline)) void run_callbacks(struct elt_info *info, unsigned which,
 						    unsigned n)
@@ -124,14 +144,10 @@ run_plugins_general(struct elt_info *info, unsigned hook, uint32_t state, int fp
 	n = state & ELT_PLUGINS_COUNT_MASK;
 	if (!fp_saved && (state & ELT_PLUGINS_FLOAT))
 		n = float_free_prefix(n);
-	if (n == 1) {
-		elt_segment_callback cb = elt_plugins[0].segment[which];
-
-		if (cb)
-			cb(info, elt_plugins[0].state);
-	} else {
+	if (n == 1)
+		run_first_plugin(info, which);
+	else
 		run_callbacks(info, which, n);
-	}
 	/* Only a Leave or Tailcall ends what tracking began. */
 	if (hook != ELT_HOOK_ENTER && info->invocation)
 		end_invocation(info);
@@ -155,19 +171,14 @@ static inline elt_segment_kind plain_kind(unsigned hook)
 static inline __attribute__((always_inline)) void
 run_plugins(struct elt_info *info, unsigned hook, elt_segment_kind kind, int fp_saved)
 {
-	unsigned which = elt_hook_index(hook);
-	uint32_t ignored = fp_saved ? ELT_PLUGINS_FLOAT : 0, state;
+	uint32_t state;
 
 	set_kind(&info->head, kind);
 	state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
-	if (ELT_LIKELY((state & ~ignored) == 1)) {
-		elt_segment_callback cb = elt_plugins[0].segment[which];
-
-		if (cb)
-			cb(info, elt_plugins[0].state);
-	} else {
+	if (ELT_LIKELY(one_plain_plugin(state, fp_saved)))
+		run_first_plugin(info, elt_hook_index(hook));
+	else
 		run_plugins_general(info, hook, state, fp_saved);
-	}
 }
 
 /*
@@ -280,24 +291,15 @@ run_plugins_with_scratch(const struct elt_info *info, unsigned hook,
 		run_plugins(&segment.info, hook, kind, 0);
 }
 
-/* One helper's segment; `hook` and `fp_saved` are constants in each
- * instance below. */
-static inline __attribute__((always_inline)) void
-dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
-	       uintptr_t continuation_out, int fp_saved)
+/* A helper's segment with the thread's flag up and the library armed,
+ * but for the usual case below: out of line, with the whole lookup. */
+static __attribute__((noinline)) void
+dispatch_general(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
+		 uintptr_t continuation_out, int fp_saved)
 {
 	struct elt_info *info = &elt_thread.info;
 	const struct elt_function *fn;
 
-	if (ELT_UNLIKELY(!thread_attached())) {
-		dispatch_unattached(frame, id, caller_sp, hook, continuation_out, fp_saved);
-		return;
-	}
-	/* The thread's info is written only with its flag up: a signal
-	 * handler's segment before that may use it too. */
-	ELT_TEST_POINT(ELT_POINT_FLAG_RAISING, 0);
-	if (!elt_callback_begin())
-		return;
 	/* All but fn first: nothing is then live across the lookup's call
 	 * when its first probe misses. */
 	info->head.id = id;
@@ -305,42 +307,104 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 	info->frame = frame;
 	fn = elt_registry_lookup(id);
 	elt_info_set_function(info, fn);
-	if (ELT_LIKELY(!fn || !fn->needs_more))
+	if (!fn || !fn->needs_more)
 		run_plugins(info, hook, plain_kind(hook), fp_saved);
 	else if (fn->plan.scratch_size)
 		run_plugins_with_scratch(info, hook, continuation_out, fp_saved);
 	else
 		run_plugins(info, hook, classify(info, hook, continuation_out), fp_saved);
+}
+
+/* A helper's segment with the thread's flag up and the library armed.
+ * The usual one, a function found at the registry's first probe whose
+ * values need nothing more and one plugin that needs nothing more, is
+ * checked first and then written: it ends in a jump to the callback
+ * where the flag is lowered by the caller, keeping no register across a
+ * call; any other segment is dispatch_general's. */
+static inline __attribute__((always_inline)) void
+dispatch_armed(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
+	       uintptr_t continuation_out, int fp_saved)
+{
+	struct elt_info *info = &elt_thread.info;
+	const struct elt_function *fn = elt_registry_first(id);
+	uint32_t state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
+
+	if (ELT_UNLIKELY(!fn || fn->needs_more || !one_plain_plugin(state, fp_saved))) {
+		dispatch_general(frame, id, caller_sp, hook, continuation_out, fp_saved);
+		return;
+	}
+	/* The thread's info is written only with its flag up: a signal
+	 * handler's segment before that may use it too. */
+	info->head.id = id;
+	info->caller_sp = caller_sp;
+	info->frame = frame;
+	elt_info_set_function(info, fn);
+	set_kind(&info->head, plain_kind(hook));
+	run_first_plugin(info, elt_hook_index(hook));
+}
+
+/* One helper's segment, the thread's flag raised and lowered here. */
+static inline __attribute__((always_inline)) void
+dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
+	       uintptr_t continuation_out, int fp_saved)
+{
+	if (ELT_UNLIKELY(!thread_attached())) {
+		dispatch_unattached(frame, id, caller_sp, hook, continuation_out, fp_saved);
+		return;
+	}
+	ELT_TEST_POINT(ELT_POINT_FLAG_RAISING, 0);
+	if (!elt_callback_begin())
+		return;
+	dispatch_armed(frame, id, caller_sp, hook, continuation_out, fp_saved);
 	elt_callback_end();
 }
 
-/* One function per hook, each with only the registers it needs, and a
- * second for helpers that saved no floating-point state.  The x86 helpers
- * call these directly; the other ports' one body serves every hook and
- * goes through elt_dispatch_frame. */
-#define DISPATCHERS(suffix, fp_saved)                                          \
+/* One helper's segment whose caller raised the thread's flag, having
+ * found it ATTACHED, and lowers it after: only the stop is left to read,
+ * after the raise, as elt_callback_begin() reads it. */
+static inline __attribute__((always_inline)) void
+dispatch_flag_up(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
+		 uintptr_t continuation_out, int fp_saved)
+{
+	if (atomic_load_explicit(&elt_armed, memory_order_relaxed))
+		dispatch_armed(frame, id, caller_sp, hook, continuation_out, fp_saved);
+}
+
+/* One function per hook, each with only the registers it needs: a
+ * segment's `how`, and whether the helper saved the floating-point
+ * control state.  The x86 helpers call these directly; the other ports'
+ * one body serves every hook and goes through elt_dispatch_frame. */
+#define DISPATCHERS(suffix, how, fp_saved)                                      \
 	ELT_SEGMENT_PATH __attribute__((noinline)) void                         \
 	elt_dispatch_enter##suffix(const void *frame, elt_function_id id,       \
 				   uintptr_t caller_sp)                         \
 	{                                                                       \
-		dispatch_frame(frame, id, caller_sp, ELT_HOOK_ENTER, 0, fp_saved); \
+		how(frame, id, caller_sp, ELT_HOOK_ENTER, 0, fp_saved);         \
 	}                                                                       \
 	ELT_SEGMENT_PATH __attribute__((noinline)) void                         \
 	elt_dispatch_leave##suffix(const void *frame, elt_function_id id,       \
 				   uintptr_t caller_sp, uintptr_t continuation_out) \
 	{                                                                       \
-		dispatch_frame(frame, id, caller_sp, ELT_HOOK_LEAVE,            \
-			       continuation_out, fp_saved);                     \
+		how(frame, id, caller_sp, ELT_HOOK_LEAVE, continuation_out, fp_saved); \
 	}                                                                       \
 	ELT_SEGMENT_PATH __attribute__((noinline)) void                         \
 	elt_dispatch_tailcall##suffix(const void *frame, elt_function_id id,    \
 				      uintptr_t caller_sp)                      \
 	{                                                                       \
-		dispatch_frame(frame, id, caller_sp, ELT_HOOK_TAILCALL, 0, fp_saved); \
+		how(frame, id, caller_sp, ELT_HOOK_TAILCALL, 0, fp_saved);      \
 	}
 
-DISPATCHERS(, 1)
-DISPATCHERS(_nofloat, 0)
+DISPATCHERS(, dispatch_frame, 1)
+DISPATCHERS(_nofloat, dispatch_frame, 0)
+DISPATCHERS(_flag_up, dispatch_flag_up, 0)
+
+#if defined(ELT_TEST_HOOKS)
+/* ELT_POINT_FLAG_RAISING for a helper that raises the flag itself. */
+void elt_test_point_flag_raising(void)
+{
+	ELT_TEST_POINT(ELT_POINT_FLAG_RAISING, 0);
+}
+#endif
 
 /* The other ports' helpers always save the floating-point control state. */
 ELT_SEGMENT_PATH void

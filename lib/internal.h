@@ -10,10 +10,12 @@
 
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 
 #include "hook.h"
 #include "plan.h"
 #include "plugin-state.h"
+#include "thread-flags.h"
 
 /* PE/COFF has no symbol visibility: a DLL exports only what is marked
  * dllexport (ELT_API), so everything else is internal already. */
@@ -262,7 +264,7 @@ struct elt_info {
  *
  * flags: 0 until the thread's first segment registers it, then ATTACHED
  *     (or UNATTACHABLE, out of memory or past its exit: never reported),
- *     with IN_CALLBACK while it runs plugin code.  Shutdown reads other
+ *     with IN_CALLBACK while it runs plugin code (thread-flags.h).  Shutdown reads other
  *     threads' (threads.c), hence atomic.  A signal handler's segment can
  *     come between any two instructions of this thread, so a step that
  *     depends on the flags' old value (the first raise, plugin code outside
@@ -282,15 +284,14 @@ struct elt_info {
  *     once the thread exits), never NULL once attached, and copied into
  *     the info of a producer's segment; invocation, NULL until tracking
  *     first runs (see struct elt_info). */
-#define ELT_THREAD_ATTACHED     1u
-#define ELT_THREAD_IN_CALLBACK  2u
-#define ELT_THREAD_UNATTACHABLE 4u
 struct elt_thread_tls {
 	_Atomic unsigned flags;
 	struct elt_thread_invocations *invocations;
 	struct elt_thread_tables *tables;
 	struct elt_info info;
 };
+_Static_assert(offsetof(struct elt_thread_tls, flags) == 0,
+	       "helpers-sysv.S finds the flags at the block's own address");
 ELT_HIDDEN extern ELT_TLS struct elt_thread_tls elt_thread;
 /* on_thread_exit: called first at every attached thread's exit. */
 ELT_HIDDEN void elt_threads_init(void (*on_thread_exit)(void));
@@ -436,6 +437,16 @@ ELT_HIDDEN void elt_dispatch_enter_nofloat(const void *frame, elt_function_id id
 ELT_HIDDEN void elt_dispatch_leave_nofloat(const void *frame, elt_function_id id,
 					   uintptr_t caller_sp, uintptr_t continuation_out);
 ELT_HIDDEN void elt_dispatch_tailcall_nofloat(const void *frame, elt_function_id id,
+					      uintptr_t caller_sp);
+/* The same for a helper that raised the thread's flag itself, having
+ * found it ATTACHED, and lowers it after the return (x86-64 System V,
+ * whose TLS is one GOT load away): they may end in a jump to the
+ * plugin's callback.  Floating-point state as the `_nofloat` entries. */
+ELT_HIDDEN void elt_dispatch_enter_flag_up(const void *frame, elt_function_id id,
+					   uintptr_t caller_sp);
+ELT_HIDDEN void elt_dispatch_leave_flag_up(const void *frame, elt_function_id id,
+					   uintptr_t caller_sp, uintptr_t continuation_out);
+ELT_HIDDEN void elt_dispatch_tailcall_flag_up(const void *frame, elt_function_id id,
 					      uintptr_t caller_sp);
 /* The same for a segment whose values are in memory (emit.c): info has
  * id, fn (its one lookup), emitted and caller_sp set, and frame NULL,

@@ -35,6 +35,9 @@ enum elt_test_point {
 
 #if defined(ELT_TEST_HOOKS)
 extern void (*elt_test_hook)(enum elt_test_point point, uintptr_t continuation);
+/* ELT_POINT_FLAG_RAISING, for a helper that raises the flag itself
+ * (dispatch.c). */
+void elt_test_point_flag_raising(void);
 # define ELT_TEST_POINT(point, continuation) do {                       \
 		if (elt_test_hook)                                      \
 			elt_test_hook(point, continuation);             \
