@@ -6,7 +6,10 @@
  * elt_info (elt_thread.info, dispatch.c); the interrupted segment must
  * then run with its own id, kind and caller SP: the dispatcher writes the
  * thread's info only once the flag is up, and a handler's segment after
- * that is not reported.
+ * that is not reported.  Twice: with one plugin that keeps the
+ * floating-point state (on x86-64 System V the helper's body raises the
+ * flag itself there, arch/x86_64/helpers-sysv.S), and with another that
+ * may change it (the dispatcher raises it).
  */
 #define ELT_PLUGIN_STATIC 1
 #include "probes.h"
@@ -46,7 +49,16 @@ static void record(const elt_info *info, void *state)
 }
 
 ELT_PLUGIN_DEFINE(recorder, .enter = record, .leave = record,
-		  .flags = ELT_PLUGIN_NO_INVOCATIONS);
+		  .flags = ELT_PLUGIN_NO_INVOCATIONS | ELT_PLUGIN_NO_FLOAT);
+
+static void ignore(const elt_info *info, void *state)
+{
+	(void)info;
+	(void)state;
+}
+
+/* Added second: the helpers then save the floating-point state. */
+ELT_PLUGIN_DEFINE(float_user, .enter = ignore, .flags = ELT_PLUGIN_NO_INVOCATIONS);
 
 static void handler(int sig)
 {
@@ -62,9 +74,33 @@ static void hook(enum elt_test_point point, uintptr_t continuation)
 		raise(SIGUSR1);
 }
 
+/* A pair of OUTER interrupted where its Enter raises the flag, by a
+ * signal whose handler reports a pair of PROBE_LEAN_ID. */
+static void interrupted_pair(const char *plugins)
+{
+	nseen = 0;
+	elt_test_hook = hook;
+	atomic_store(&signals_to_raise, 1);
+	probe_pair();
+	elt_test_hook = NULL;
+
+	is_int(nseen, 4, "%s: the handler's pair and the interrupted pair were reported",
+	       plugins);
+	ok(nseen == 4 && seen[0].id == PROBE_LEAN_ID && seen[1].id == PROBE_LEAN_ID &&
+	   seen[0].kind == ELT_SEGMENT_CALL && seen[1].kind == ELT_SEGMENT_RETURN,
+	   "%s: the handler's segments first, whole", plugins);
+	ok(nseen == 4 && seen[2].id == OUTER && seen[3].id == OUTER &&
+	   seen[2].kind == ELT_SEGMENT_CALL && seen[3].kind == ELT_SEGMENT_RETURN,
+	   "%s: then the interrupted Enter with its own id and kind, and its Leave",
+	   plugins);
+	ok(nseen == 4 && seen[2].caller_sp == seen[3].caller_sp &&
+	   seen[2].caller_sp != seen[0].caller_sp,
+	   "%s: the interrupted Enter with its own caller SP, the Leave's", plugins);
+}
+
 int main(void)
 {
-	tap_plan(5);
+	tap_plan(9);
 	alarm(60);
 	signal(SIGUSR1, handler);
 	if (elt_register_function(OUTER, "Outer", "v()", 0) != ELT_OK ||
@@ -73,23 +109,11 @@ int main(void)
 		tap_bail("setup: %s", elt_last_error());
 	probe_function = OUTER;
 	probe_pair();           /* the thread's first segment: attached */
-	nseen = 0;
+	interrupted_pair("one plugin keeping the FP state");
 
-	elt_test_hook = hook;
-	atomic_store(&signals_to_raise, 1);
-	probe_pair();
-	elt_test_hook = NULL;
-
-	is_int(nseen, 4, "the handler's pair and the interrupted pair were reported");
-	ok(nseen == 4 && seen[0].id == PROBE_LEAN_ID && seen[1].id == PROBE_LEAN_ID &&
-	   seen[0].kind == ELT_SEGMENT_CALL && seen[1].kind == ELT_SEGMENT_RETURN,
-	   "the handler's segments first, whole");
-	ok(nseen == 4 && seen[2].id == OUTER && seen[3].id == OUTER &&
-	   seen[2].kind == ELT_SEGMENT_CALL && seen[3].kind == ELT_SEGMENT_RETURN,
-	   "then the interrupted Enter with its own id and kind, and its Leave");
-	ok(nseen == 4 && seen[2].caller_sp == seen[3].caller_sp &&
-	   seen[2].caller_sp != seen[0].caller_sp,
-	   "the interrupted Enter with its own caller SP, the Leave's");
+	if (elt_plugin_add(&elt_plugin_float_user, NULL) != ELT_OK)
+		tap_bail("adding a second plugin: %s", elt_last_error());
+	interrupted_pair("and one that may change it");
 	is_int(elt_shutdown(), ELT_OK, "shutdown");
 	return tap_done();
 }

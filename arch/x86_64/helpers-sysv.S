@@ -27,6 +27,16 @@
 #include "fp-control.h"
 #include "frame.h"
 #include "plugin-state.h"
+#include "thread-flags.h"
+
+/* ThreadSanitizer sees no store made here: under it the dispatcher
+ * raises and lowers the thread's flag, so that it sees the plugin code
+ * end before a shutdown frees what that code used. */
+#if defined(__SANITIZE_THREAD__)
+# define FLAG_IN_BODY 0
+#else
+# define FLAG_IN_BODY 1
+#endif
 
 	.text
 
@@ -90,6 +100,13 @@
 .Lx87_restored\@:
 .endm
 
+/* A dispatcher's arguments but the continuation, already in %rcx. */
+.macro DISPATCH_ARGUMENTS
+	movq	%rsp, %rdi
+	movq	16(%rbp), %rsi
+	movq	24(%rbp), %rdx
+.endm
+
 /* The armed half of a helper, for one hook at one vector width; `dispatch`
  * is that hook's dispatcher in lib/dispatch.c. */
 .macro BODY name, dispatch, width, x87
@@ -126,12 +143,31 @@ ELT_SEGMENT_ENTRY(\name)
 	 * continuation return register, %rcx, is already its fourth
 	 * argument.  Straight on while no plugin can change the FP control
 	 * state, out of line to save and check it otherwise. */
-	movq	%rsp, %rdi
-	movq	16(%rbp), %rsi
-	movq	24(%rbp), %rdx
+	DISPATCH_ARGUMENTS
 	testb	$ELT_PLUGINS_FLOAT_BIT, elt_plugins_state + ELT_PLUGINS_FLOAT_BYTE(%rip)
 	jne	.Lfloat\@
+#if FLAG_IN_BODY
+	/* The thread's flag, raised and lowered here around the call as
+	 * elt_callback_begin() and _end() do (lib/internal.h): the
+	 * dispatcher then keeps no register across its plugin's callback,
+	 * which it jumps to.  A thread not attached, or in plugin code
+	 * already, goes the dispatcher's own way. */
+	movq	elt_thread@gottpoff(%rip), %rax
+	cmpl	$ELT_THREAD_ATTACHED, %fs:(%rax)
+	jne	.Lnot_attached\@
+#ifdef ELT_TEST_HOOKS
+	call	elt_test_point_flag_raising     /* a C call: set them again */
+	DISPATCH_ARGUMENTS
+	movq	ELT_X86_64_RCX(%rsp), %rcx
+	movq	elt_thread@gottpoff(%rip), %rax
+#endif
+	movl	$(ELT_THREAD_ATTACHED | ELT_THREAD_IN_CALLBACK), %fs:(%rax)
+	call	\dispatch\()_flag_up
+	movq	elt_thread@gottpoff(%rip), %rax
+	movl	$ELT_THREAD_ATTACHED, %fs:(%rax)
+#else
 	call	\dispatch\()_nofloat
+#endif
 .Ldispatched\@:
 	.if \x87
 	RESTORE_X87
@@ -156,6 +192,11 @@ ELT_SEGMENT_ENTRY(\name)
 	ret	$16
 
 	.cfi_restore_state
+#if FLAG_IN_BODY
+.Lnot_attached\@:
+	call	\dispatch\()_nofloat
+	jmp	.Ldispatched\@
+#endif
 .Lfloat\@:
 	SAVE_FP_CONTROL ELT_X86_64_MXCSR, ELT_X86_64_FCW
 	call	\dispatch
@@ -183,6 +224,13 @@ ELT_END(\name)
 	ELT_LOCAL(elt_dispatch_enter_nofloat)
 	ELT_LOCAL(elt_dispatch_leave_nofloat)
 	ELT_LOCAL(elt_dispatch_tailcall_nofloat)
+	ELT_LOCAL(elt_dispatch_enter_flag_up)
+	ELT_LOCAL(elt_dispatch_leave_flag_up)
+	ELT_LOCAL(elt_dispatch_tailcall_flag_up)
+	ELT_LOCAL(elt_thread)
+#ifdef ELT_TEST_HOOKS
+	ELT_LOCAL(elt_test_point_flag_raising)
+#endif
 	ELT_LOCAL(elt_plugins_state)
 	ELT_LOCAL(elt_x86_64_body)
 	ELT_LOCAL(elt_x86_64_bodies)
