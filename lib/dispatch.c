@@ -292,7 +292,8 @@ run_plugins_with_scratch(const struct elt_info *info, unsigned hook,
 }
 
 /* A helper's segment with the thread's flag up and the library armed,
- * but for the usual case below: out of line, with the whole lookup. */
+ * but for the usual case (dispatch_flag_up): out of line, with the whole
+ * lookup. */
 static __attribute__((noinline)) void
 dispatch_general(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
 		 uintptr_t continuation_out, int fp_saved)
@@ -315,22 +316,25 @@ dispatch_general(const void *frame, elt_function_id id, uintptr_t caller_sp, uns
 		run_plugins(info, hook, classify(info, hook, continuation_out), fp_saved);
 }
 
-/* A helper's segment with the thread's flag up and the library armed.
- * The usual one, a function found at the registry's first probe whose
- * values need nothing more and one plugin that needs nothing more, is
- * checked first and then written: it ends in a jump to the callback
- * where the flag is lowered by the caller, keeping no register across a
- * call; any other segment is dispatch_general's. */
+/* A helper's segment with the thread's flag up.  The usual one, a
+ * function found at the registry's first probe whose values need nothing
+ * more and one plugin that needs nothing more, is checked first and then
+ * written: it ends in a jump to the callback, keeping no register across
+ * a call, where the flag is lowered by the caller.  Its one load of the
+ * plugins' state, after the raise, is also the read of the stop that
+ * elt_callback_begin() makes (ELT_PLUGINS_STOPPED).  Any other segment
+ * is dispatch_general's once the library is found armed. */
 static inline __attribute__((always_inline)) void
-dispatch_armed(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
-	       uintptr_t continuation_out, int fp_saved)
+dispatch_flag_up(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
+		 uintptr_t continuation_out, int fp_saved)
 {
 	struct elt_info *info = &elt_thread.info;
 	const struct elt_function *fn = elt_registry_first(id);
 	uint32_t state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
 
 	if (ELT_UNLIKELY(!fn || fn->needs_more || !one_plain_plugin(state, fp_saved))) {
-		dispatch_general(frame, id, caller_sp, hook, continuation_out, fp_saved);
+		if (atomic_load_explicit(&elt_armed, memory_order_relaxed))
+			dispatch_general(frame, id, caller_sp, hook, continuation_out, fp_saved);
 		return;
 	}
 	/* The thread's info is written only with its flag up: a signal
@@ -355,19 +359,8 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 	ELT_TEST_POINT(ELT_POINT_FLAG_RAISING, 0);
 	if (!elt_callback_begin())
 		return;
-	dispatch_armed(frame, id, caller_sp, hook, continuation_out, fp_saved);
+	dispatch_flag_up(frame, id, caller_sp, hook, continuation_out, fp_saved);
 	elt_callback_end();
-}
-
-/* One helper's segment whose caller raised the thread's flag, having
- * found it ATTACHED, and lowers it after: only the stop is left to read,
- * after the raise, as elt_callback_begin() reads it. */
-static inline __attribute__((always_inline)) void
-dispatch_flag_up(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
-		 uintptr_t continuation_out, int fp_saved)
-{
-	if (atomic_load_explicit(&elt_armed, memory_order_relaxed))
-		dispatch_armed(frame, id, caller_sp, hook, continuation_out, fp_saved);
 }
 
 /* One function per hook, each with only the registers it needs: a

@@ -175,7 +175,8 @@ ELT_HIDDEN void elt_plugins_function_added(struct elt_function *fn);
 /* The plugins' thread_exit, as plugin code (not after the stop). */
 ELT_HIDDEN void elt_plugins_thread_exit(void);
 /* Set by elt_plugins_stop(), at shutdown: no plugin is added, told of a
- * function or called after it (elt_armed goes down with it). */
+ * function or called after it (elt_armed goes down, and
+ * elt_plugins_state's ELT_PLUGINS_STOPPED up, with it). */
 ELT_HIDDEN extern _Atomic int elt_stopped;
 /* Sets elt_stopped: no plugin is added, told of a function or called
  * after this. */

@@ -423,6 +423,7 @@ void elt_plugins_stop(void)
 	lock_plugins();
 	elt_registry_lock();
 	atomic_store(&elt_stopped, 1);
+	atomic_fetch_or(&elt_plugins_state, ELT_PLUGINS_STOPPED);
 	atomic_store(&elt_armed, 0);
 	elt_registry_unlock();
 	elt_owned_unlock(&plugin_lock);

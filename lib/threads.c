@@ -5,8 +5,9 @@
  * of the layer above (the plugins' thread_exit).
  *
  * The hot path only stores to its own thread-local flag and then reads
- * elt_armed, with no fence (elt_callback_begin).  Shutdown clears
- * elt_armed, then makes every thread pass a memory barrier (membarrier),
+ * elt_armed, or elt_plugins_state for its ELT_PLUGINS_STOPPED, with no
+ * fence (elt_callback_begin, dispatch.c).  Shutdown clears elt_armed and
+ * sets that bit, then makes every thread pass a memory barrier (membarrier),
  * then reads the flags: either a thread saw the stop, or shutdown sees
  * its flag and waits.
  */
