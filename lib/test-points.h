@@ -1,8 +1,8 @@
 /*
  * Where a race can happen, named so that a test can make it happen: in
  * a build for tests only (ELT_TEST_HOOKS: the library that
- * tests/test-continuation-race, test-fork-table, test-thread-signals and
- * test-info-signal link),
+ * tests/test-continuation-race, test-fork-table, test-thread-signals,
+ * test-info-signal and test-stop-in-flight link),
  * each point calls elt_test_hook, which may run another thread's work
  * right there, or hold this one there.  In the library itself the points
  * are nothing.
