@@ -292,21 +292,21 @@ run_plugins_with_scratch(const struct elt_info *info, unsigned hook,
 }
 
 /* A helper's segment with the thread's flag up and the library armed,
- * but for the usual case (dispatch_flag_up): out of line, with the whole
- * lookup. */
-static __attribute__((noinline)) void
+ * but for the usual case (dispatch_flag_up): `fn` is what the registry's
+ * first probe found, NULL when it missed. */
+static inline __attribute__((always_inline)) void
 dispatch_general(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
-		 uintptr_t continuation_out, int fp_saved)
+		 uintptr_t continuation_out, int fp_saved, const struct elt_function *fn)
 {
 	struct elt_info *info = &elt_thread.info;
-	const struct elt_function *fn;
 
 	/* All but fn first: nothing is then live across the lookup's call
-	 * when its first probe misses. */
+	 * when its first probe missed. */
 	info->head.id = id;
 	info->caller_sp = caller_sp;
 	info->frame = frame;
-	fn = elt_registry_lookup(id);
+	if (!fn)
+		fn = elt_registry_probe(id);
 	elt_info_set_function(info, fn);
 	if (!fn || !fn->needs_more)
 		run_plugins(info, hook, plain_kind(hook), fp_saved);
@@ -315,6 +315,20 @@ dispatch_general(const void *frame, elt_function_id id, uintptr_t caller_sp, uns
 	else
 		run_plugins(info, hook, classify(info, hook, continuation_out), fp_saved);
 }
+
+/* dispatch_general out of line, one function per hook (the FP policy
+ * is one test there): the straight path then needs no frame. */
+#define GENERAL(name, hook)                                                     \
+	static __attribute__((noinline)) void                                   \
+	name(const void *frame, elt_function_id id, uintptr_t caller_sp,       \
+	     uintptr_t continuation_out, int fp_saved, const struct elt_function *fn) \
+	{                                                                       \
+		dispatch_general(frame, id, caller_sp, hook, continuation_out,  \
+				 fp_saved, fn);                                 \
+	}
+GENERAL(general_enter, ELT_HOOK_ENTER)
+GENERAL(general_leave, ELT_HOOK_LEAVE)
+GENERAL(general_tailcall, ELT_HOOK_TAILCALL)
 
 /* A helper's segment with the thread's flag up.  The usual one, a
  * function found at the registry's first probe whose values need nothing
@@ -334,7 +348,10 @@ dispatch_flag_up(const void *frame, elt_function_id id, uintptr_t caller_sp, uns
 
 	if (ELT_UNLIKELY(!fn || fn->needs_more || !one_plain_plugin(state, fp_saved))) {
 		if (atomic_load_explicit(&elt_armed, memory_order_relaxed))
-			dispatch_general(frame, id, caller_sp, hook, continuation_out, fp_saved);
+			(hook == ELT_HOOK_ENTER ? general_enter
+			 : hook == ELT_HOOK_LEAVE ? general_leave
+			 : general_tailcall)(frame, id, caller_sp, continuation_out,
+					     fp_saved, fn);
 		return;
 	}
 	/* The thread's info is written only with its flag up: a signal
