@@ -293,7 +293,7 @@ run_plugins_with_scratch(const struct elt_info *info, unsigned hook,
 
 /* A helper's segment with the thread's flag up and the library armed,
  * but for the usual case (dispatch_flag_up): `fn` is what the registry's
- * first probe found, NULL when it missed. */
+ * first probe found, NULL when it missed or was not made. */
 static inline __attribute__((always_inline)) void
 dispatch_general(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
 		 uintptr_t continuation_out, int fp_saved, const struct elt_function *fn)
@@ -306,7 +306,7 @@ dispatch_general(const void *frame, elt_function_id id, uintptr_t caller_sp, uns
 	info->caller_sp = caller_sp;
 	info->frame = frame;
 	if (!fn)
-		fn = elt_registry_probe(id);
+		fn = elt_registry_lookup(id);
 	elt_info_set_function(info, fn);
 	if (!fn || !fn->needs_more)
 		run_plugins(info, hook, plain_kind(hook), fp_saved);
@@ -330,28 +330,46 @@ GENERAL(general_enter, ELT_HOOK_ENTER)
 GENERAL(general_leave, ELT_HOOK_LEAVE)
 GENERAL(general_tailcall, ELT_HOOK_TAILCALL)
 
-/* A helper's segment with the thread's flag up.  The usual one, a
- * function found at the registry's first probe whose values need nothing
- * more and one plugin that needs nothing more, is checked first and then
- * written: it ends in a jump to the callback, keeping no register across
- * a call, where the flag is lowered by the caller.  Its one load of the
- * plugins' state, after the raise, is also the read of the stop that
- * elt_callback_begin() makes (ELT_PLUGINS_STOPPED).  Any other segment
- * is dispatch_general's once the library is found armed. */
+/* The general path of a segment of `hook`, once the library is found
+ * armed. */
+static inline __attribute__((always_inline)) void
+dispatch_armed_general(const void *frame, elt_function_id id, uintptr_t caller_sp,
+		       unsigned hook, uintptr_t continuation_out, int fp_saved,
+		       const struct elt_function *fn)
+{
+	if (!atomic_load_explicit(&elt_armed, memory_order_relaxed))
+		return;
+	(hook == ELT_HOOK_ENTER ? general_enter
+	 : hook == ELT_HOOK_LEAVE ? general_leave
+	 : general_tailcall)(frame, id, caller_sp, continuation_out, fp_saved, fn);
+}
+
+/* A helper's segment with the thread's flag up.  The usual one, one
+ * plugin that needs nothing more and a function found at the registry's
+ * first probe whose values need nothing more either, is checked first
+ * and then written: it ends in a jump to the callback, keeping no
+ * register across a call, where the flag is lowered by the caller.  Its
+ * one load of the plugins' state, after the raise, is also the read of
+ * the stop that elt_callback_begin() makes (ELT_PLUGINS_STOPPED).  Any
+ * other segment is dispatch_general's, the plugins' state tested first
+ * so that one tracking invocations does not look up twice. */
 static inline __attribute__((always_inline)) void
 dispatch_flag_up(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
 		 uintptr_t continuation_out, int fp_saved)
 {
 	struct elt_info *info = &elt_thread.info;
-	const struct elt_function *fn = elt_registry_first(id);
 	uint32_t state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
+	const struct elt_function *fn;
 
-	if (ELT_UNLIKELY(!fn || fn->needs_more || !one_plain_plugin(state, fp_saved))) {
-		if (atomic_load_explicit(&elt_armed, memory_order_relaxed))
-			(hook == ELT_HOOK_ENTER ? general_enter
-			 : hook == ELT_HOOK_LEAVE ? general_leave
-			 : general_tailcall)(frame, id, caller_sp, continuation_out,
-					     fp_saved, fn);
+	if (ELT_UNLIKELY(!one_plain_plugin(state, fp_saved))) {
+		dispatch_armed_general(frame, id, caller_sp, hook, continuation_out, fp_saved,
+				       NULL);
+		return;
+	}
+	fn = elt_registry_first(id);
+	if (ELT_UNLIKELY(!fn || fn->needs_more)) {
+		dispatch_armed_general(frame, id, caller_sp, hook, continuation_out, fp_saved,
+				       fn);
 		return;
 	}
 	/* The thread's info is written only with its flag up: a signal
