@@ -319,7 +319,7 @@ dispatch_general(const void *frame, elt_function_id id, uintptr_t caller_sp, uns
 /* dispatch_general out of line, one function per hook (the FP policy
  * is one test there): the straight path then needs no frame. */
 #define GENERAL(name, hook)                                                     \
-	static __attribute__((noinline)) void                                   \
+	static ELT_SEGMENT_PATH __attribute__((noinline)) void                  \
 	name(const void *frame, elt_function_id id, uintptr_t caller_sp,       \
 	     uintptr_t continuation_out, int fp_saved, const struct elt_function *fn) \
 	{                                                                       \

@@ -291,8 +291,9 @@ struct elt_thread_tls {
 	struct elt_thread_tables *tables;
 	struct elt_info info;
 };
-_Static_assert(offsetof(struct elt_thread_tls, flags) == 0,
-	       "helpers-sysv.S finds the flags at the block's own address");
+_Static_assert(offsetof(struct elt_thread_tls, flags) == 0 &&
+	       sizeof(((struct elt_thread_tls *)0)->flags) == 4,
+	       "helpers-sysv.S finds the flags, a 32-bit word, at the block's own address");
 ELT_HIDDEN extern ELT_TLS struct elt_thread_tls elt_thread;
 /* on_thread_exit: called first at every attached thread's exit. */
 ELT_HIDDEN void elt_threads_init(void (*on_thread_exit)(void));

@@ -31,10 +31,16 @@
 
 /* ThreadSanitizer sees no store made here: under it the dispatcher
  * raises and lowers the thread's flag, so that it sees the plugin code
- * end before a shutdown frees what that code used. */
+ * end before a shutdown frees what that code used.  gcc says so with a
+ * macro, clang with a feature. */
 #if defined(__SANITIZE_THREAD__)
 # define FLAG_IN_BODY 0
-#else
+#elif defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define FLAG_IN_BODY 0
+# endif
+#endif
+#ifndef FLAG_IN_BODY
 # define FLAG_IN_BODY 1
 #endif
 
@@ -224,12 +230,17 @@ ELT_END(\name)
 	ELT_LOCAL(elt_dispatch_enter_nofloat)
 	ELT_LOCAL(elt_dispatch_leave_nofloat)
 	ELT_LOCAL(elt_dispatch_tailcall_nofloat)
+#if FLAG_IN_BODY
+	/* Only where it is referenced: an undefined symbol declared here
+	 * and never used is not a TLS one, and would not link with the
+	 * definition. */
 	ELT_LOCAL(elt_dispatch_enter_flag_up)
 	ELT_LOCAL(elt_dispatch_leave_flag_up)
 	ELT_LOCAL(elt_dispatch_tailcall_flag_up)
 	ELT_LOCAL(elt_thread)
 #ifdef ELT_TEST_HOOKS
 	ELT_LOCAL(elt_test_point_flag_raising)
+#endif
 #endif
 	ELT_LOCAL(elt_plugins_state)
 	ELT_LOCAL(elt_x86_64_body)
