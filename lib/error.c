@@ -1,10 +1,11 @@
 /*
- * Status strings, the per-thread "last error" message that names the bad
+ * Status strings, the per-thread "last error" thread_message that names the bad
  * input behind a failing call, and diagnostics (elt_report): every way the
  * library tells of a problem.
  */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,19 +38,57 @@ const char *elt_strerror(elt_status status)
 	return "unknown status";
 }
 
-/* Not initial-exec (ELT_TLS): no hot path reads it.  It is in the
- * library's TLS segment all the same, which a dlopen()ed library takes
- * whole from the static TLS surplus (internal.h). */
-static __thread char last_error[512];
+/*
+ * The message of the thread's last failure.  Its bytes are not in the
+ * library's TLS segment, which a dlopen()ed library takes whole from
+ * glibc's small static TLS surplus (internal.h): the thread's first
+ * failure maps them, and its exit unmaps them.  Mapped, not malloc'd: a
+ * getter may fail in a callback that a signal handler runs.
+ */
+#define MESSAGE_SIZE 512
+
+static ELT_TLS char *thread_message;    /* NULL until the first failure */
+static ELT_TLS int thread_message_lost; /* no memory for the last one */
+static pthread_key_t message_key;       /* unmaps it at the thread's exit */
+static pthread_once_t message_once = PTHREAD_ONCE_INIT;
+
+static void message_unmap(void *page)
+{
+	thread_message = NULL;
+	elt_pages_unmap(page, MESSAGE_SIZE);
+}
+
+static void message_key_create(void)
+{
+	pthread_key_create(&message_key, message_unmap);
+}
+
+/* At load, so that no failure, a signal handler's included, is the
+ * first to take the once. */
+__attribute__((constructor)) static void message_init(void)
+{
+	pthread_once(&message_once, message_key_create);
+}
 
 const char *elt_last_error(void)
 {
-	return last_error;
+	if (thread_message_lost)
+		return "the last failure's message was lost: no memory for it";
+	return thread_message ? thread_message : "";
 }
 
 elt_status elt_vset_error(elt_status status, const char *fmt, va_list ap)
 {
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	if (!thread_message) {
+		pthread_once(&message_once, message_key_create);
+		/* A failure in a later key's destructor at the thread's exit
+		 * maps again: glibc then runs another round of destructors. */
+		if ((thread_message = elt_pages_map(MESSAGE_SIZE)))
+			pthread_setspecific(message_key, thread_message);
+	}
+	thread_message_lost = !thread_message;
+	if (thread_message)
+		vsnprintf(thread_message, MESSAGE_SIZE, fmt, ap);
 	return status;
 }
 

@@ -25,12 +25,13 @@
 # define ELT_HIDDEN __attribute__((visibility("hidden")))
 #endif
 
-/* Thread-local data of the hot path: initial-exec, so an access is one
- * instruction and never allocates.  With one initial-exec access a
- * library that is dlopen()ed takes its whole TLS segment from glibc's
- * static TLS surplus (0x280 bytes on x86-64: the thread's block with its
- * elt_info, about 100, and error.c's message, 512), so keep it small.
- * The TLS models are ELF's: on Windows plain __thread. */
+/* Thread-local data: initial-exec, so an access is one instruction and
+ * never allocates.  A library with such data that is dlopen()ed takes
+ * its whole TLS segment from glibc's static TLS surplus, which is small
+ * (a few hundred bytes are left when other modules took theirs), so the
+ * segment holds pointers and flags, never buffers (error.c's message is
+ * mapped); tests/test-dlopen.c keeps it within 256 bytes.  The TLS
+ * models are ELF's: on Windows plain __thread. */
 #if defined(_WIN32)
 # define ELT_TLS __thread
 #else

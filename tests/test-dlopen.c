@@ -1,0 +1,132 @@
+/*
+ * The library as a profiler usually gets it: dlopen()ed into a process
+ * that is already running (a runtime loads its profiler that way).  Its
+ * initial-exec thread-local data then comes from glibc's static TLS
+ * surplus, a few hundred bytes shared by every module loaded so, so its
+ * TLS segment must stay small; tests/dlopen.test runs this again with the
+ * surplus cut down.  And the per-thread message of elt_last_error(), which
+ * lives outside that segment, is each thread's own and given back at the
+ * thread's exit.
+ *
+ * This program is not linked with the library: it must be the dlopen()
+ * that loads it.
+ */
+#define _GNU_SOURCE     /* dl_iterate_phdr */
+#include "tap.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#define TLS_BUDGET 256          /* bytes: lib/internal.h, ELT_TLS */
+#define EXITING_THREADS 2000
+
+static const char *(*last_error)(void);
+static int (*set_error)(int status, const char *fmt, ...);
+
+struct tls_size {
+	const void *symbol;     /* in the library */
+	long size;              /* its PT_TLS p_memsz; -1 not found */
+};
+
+static int find_tls(struct dl_phdr_info *object, size_t size, void *arg)
+{
+	struct tls_size *t = arg;
+	uintptr_t at = (uintptr_t)t->symbol;
+	long tls = 0;
+	int mine = 0;
+	int i;
+
+	(void)size;
+	for (i = 0; i < object->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &object->dlpi_phdr[i];
+		uintptr_t start = object->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_TLS)
+			tls = (long)ph->p_memsz;
+		if (ph->p_type == PT_LOAD && at >= start && at - start < ph->p_memsz)
+			mine = 1;
+	}
+	if (!mine)
+		return 0;
+	t->size = tls;
+	return 1;
+}
+
+/* A new thread's message: empty before its first failure, then its own.
+ * *arg is set to 1 when both hold. */
+static void *fail_once(void *arg)
+{
+	int *held = arg;
+
+	*held = strcmp(last_error(), "") == 0;
+	set_error(2, "thread %p failed", arg);
+	*held &= strstr(last_error(), " failed") != NULL;
+	return NULL;
+}
+
+/* The kilobytes of this process's address space (Linux), -1 elsewhere. */
+static long mapped_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+int main(void)
+{
+	struct tls_size tls = { NULL, -1 };
+	pthread_t t;
+	int held = 0, all_held = 1, i;
+	long before, after;
+	void *lib;
+
+	tap_plan(6);
+	lib = dlopen(ELT_LIBRARY_SO, RTLD_NOW | RTLD_LOCAL);
+	if (!ok(lib != NULL, "dlopen(%s)", ELT_LIBRARY_SO))
+		tap_bail("%s", dlerror());
+	last_error = (const char *(*)(void))dlsym(lib, "elt_last_error");
+	set_error = (int (*)(int, const char *, ...))dlsym(lib, "elt_set_error");
+	if (!last_error || !set_error)
+		tap_bail("elt_last_error or elt_set_error not exported: %s", dlerror());
+
+	tls.symbol = (const void *)last_error;
+	dl_iterate_phdr(find_tls, &tls);
+	ok(tls.size >= 0 && tls.size <= TLS_BUDGET,
+	   "its TLS segment, %ld bytes, is within %d", tls.size, TLS_BUDGET);
+
+	is_str(last_error(), "", "no failure yet: the message is empty");
+	set_error(2, "the main thread's failure");
+	is_str(last_error(), "the main thread's failure", "a failure sets it");
+
+	pthread_create(&t, NULL, fail_once, &held);
+	pthread_join(t, NULL);
+	ok(held && strcmp(last_error(), "the main thread's failure") == 0,
+	   "another thread's message is its own, empty before its first failure");
+
+	/* Each exiting thread's message given back: the address space does
+	 * not grow by a page per thread (glibc reuses the threads' stacks). */
+	before = mapped_kib();
+	for (i = 0; i < EXITING_THREADS; i++) {
+		pthread_create(&t, NULL, fail_once, &held);
+		pthread_join(t, NULL);
+		all_held &= held;
+	}
+	after = mapped_kib();
+	if (before < 0)
+		tap_skip(1, "no /proc/self/status here");
+	else
+		ok(all_held && after - before < EXITING_THREADS,
+		   "%d threads that failed once and exited: the address space grew by %ld KiB, "
+		   "not a page each", EXITING_THREADS, after - before);
+	return tap_done();
+}
