@@ -423,34 +423,30 @@ static inline void elt_info_set_function(struct elt_info *info, const struct elt
 ELT_HIDDEN void elt_dispatch_frame(const void *frame, elt_function_id id,
 				   uintptr_t caller_sp, unsigned hook,
 				   uintptr_t continuation_out);
-/* The same with the hook fixed: a port whose helpers are one body per
- * hook calls these and saves the switch (the continuation return
- * register matters only to a Leave). */
-ELT_HIDDEN void elt_dispatch_enter(const void *frame, elt_function_id id,
-				   uintptr_t caller_sp);
-ELT_HIDDEN void elt_dispatch_leave(const void *frame, elt_function_id id,
-				   uintptr_t caller_sp, uintptr_t continuation_out);
-ELT_HIDDEN void elt_dispatch_tailcall(const void *frame, elt_function_id id,
-				      uintptr_t caller_sp);
-/* The same for a helper that did not save the floating-point control
- * state, having found ELT_PLUGINS_FLOAT clear: they run no plugin that
- * may change it (one added meanwhile waits for the next segment). */
-ELT_HIDDEN void elt_dispatch_enter_nofloat(const void *frame, elt_function_id id,
-					   uintptr_t caller_sp);
-ELT_HIDDEN void elt_dispatch_leave_nofloat(const void *frame, elt_function_id id,
-					   uintptr_t caller_sp, uintptr_t continuation_out);
-ELT_HIDDEN void elt_dispatch_tailcall_nofloat(const void *frame, elt_function_id id,
-					      uintptr_t caller_sp);
-/* The same for a helper that raised the thread's flag itself, having
- * found it ATTACHED, and lowers it after the return (x86-64 System V,
- * whose TLS is one GOT load away): they may end in a jump to the
- * plugin's callback.  Floating-point state as the `_nofloat` entries. */
-ELT_HIDDEN void elt_dispatch_enter_flag_up(const void *frame, elt_function_id id,
-					   uintptr_t caller_sp);
-ELT_HIDDEN void elt_dispatch_leave_flag_up(const void *frame, elt_function_id id,
-					   uintptr_t caller_sp, uintptr_t continuation_out);
-ELT_HIDDEN void elt_dispatch_tailcall_flag_up(const void *frame, elt_function_id id,
-					      uintptr_t caller_sp);
+/* The same with the hook fixed, one set per kind of helper (suffix): a
+ * port whose helpers are one body per hook calls these and saves the
+ * switch (the continuation return register matters only to a Leave).
+ * dispatch.c defines them with the same suffixes. */
+#define ELT_DISPATCHERS_DECLARE(suffix)                                         \
+	ELT_HIDDEN void elt_dispatch_enter##suffix(const void *frame, elt_function_id id, \
+						   uintptr_t caller_sp);       \
+	ELT_HIDDEN void elt_dispatch_leave##suffix(const void *frame, elt_function_id id, \
+						   uintptr_t caller_sp,        \
+						   uintptr_t continuation_out); \
+	ELT_HIDDEN void elt_dispatch_tailcall##suffix(const void *frame,       \
+						      elt_function_id id,      \
+						      uintptr_t caller_sp);
+/* A helper that saved the floating-point control state. */
+ELT_DISPATCHERS_DECLARE()
+/* A helper that did not, having found ELT_PLUGINS_FLOAT clear: they run
+ * no plugin that may change it (one added meanwhile waits for the next
+ * segment). */
+ELT_DISPATCHERS_DECLARE(_nofloat)
+/* A helper that raised the thread's flag itself, having found it
+ * ATTACHED, and lowers it after the return (x86-64 System V, whose TLS is
+ * one GOT load away): they may end in a jump to the plugin's callback.
+ * Floating-point state as the `_nofloat` entries. */
+ELT_DISPATCHERS_DECLARE(_flag_up)
 /* The same for a segment whose values are in memory (emit.c): info has
  * id, fn (its one lookup), emitted and caller_sp set, and frame NULL,
  * which marks it a producer's; `continuation` is the one the producer
