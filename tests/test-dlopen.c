@@ -6,7 +6,8 @@
  * TLS segment must stay small; tests/dlopen.test runs this again with the
  * surplus cut down.  And the per-thread message of elt_last_error(), which
  * lives outside that segment, is each thread's own and given back at the
- * thread's exit.
+ * thread's exit.  Last, dlclose() (a profiler detached and unloaded) while
+ * a thread whose exit runs the library's destructors lives on.
  *
  * This program is not linked with the library: it must be the dlopen()
  * that loads it.
@@ -17,6 +18,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdint.h>
 
 #define TLS_BUDGET 256          /* bytes: lib/internal.h, ELT_TLS */
@@ -66,6 +68,20 @@ static void *fail_once(void *arg)
 	return NULL;
 }
 
+/* A thread with a message, whose exit runs the library's destructor for
+ * it: it fails, then waits for the library to be closed. */
+static pthread_mutex_t closed_lock = PTHREAD_MUTEX_INITIALIZER;
+static sem_t failed;
+
+static void *fail_and_outlive(void *arg)
+{
+	set_error(2, "failed before the dlclose()");
+	sem_post(&failed);
+	pthread_mutex_lock(&closed_lock);       /* held until then */
+	pthread_mutex_unlock(&closed_lock);
+	return arg;
+}
+
 /* The kilobytes of this process's address space (Linux), -1 elsewhere. */
 static long mapped_kib(void)
 {
@@ -90,7 +106,7 @@ int main(void)
 	long before, after;
 	void *lib;
 
-	tap_plan(6);
+	tap_plan(7);
 	lib = dlopen(ELT_LIBRARY_SO, RTLD_NOW | RTLD_LOCAL);
 	if (!ok(lib != NULL, "dlopen(%s)", ELT_LIBRARY_SO))
 		tap_bail("%s", dlerror());
@@ -128,5 +144,17 @@ int main(void)
 		ok(all_held && after - before < EXITING_THREADS,
 		   "%d threads that failed once and exited: the address space grew by %ld KiB, "
 		   "not a page each", EXITING_THREADS, after - before);
+
+	/* The library's thread-specific-data destructors must still be
+	 * there when the thread exits: dlclose() leaves it loaded. */
+	pthread_mutex_lock(&closed_lock);
+	sem_init(&failed, 0, 0);
+	pthread_create(&t, NULL, fail_and_outlive, NULL);
+	sem_wait(&failed);
+	dlclose(lib);
+	pthread_mutex_unlock(&closed_lock);
+	pthread_join(t, NULL);
+	ok(dlopen(ELT_LIBRARY_SO, RTLD_NOW | RTLD_NOLOAD) != NULL,
+	   "after dlclose() it stays loaded, and a thread with a message exited");
 	return tap_done();
 }
