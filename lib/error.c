@@ -1,5 +1,5 @@
 /*
- * Status strings, the per-thread "last error" thread_message that names the bad
+ * Status strings, the per-thread "last error" message that names the bad
  * input behind a failing call, and diagnostics (elt_report): every way the
  * library tells of a problem.
  */
