@@ -5,9 +5,10 @@
  * surplus, a few hundred bytes shared by every module loaded so, so its
  * TLS segment must stay small; tests/dlopen.test runs this again with the
  * surplus cut down.  And the per-thread message of elt_last_error(), which
- * lives outside that segment, is each thread's own and given back at the
- * thread's exit.  Last, dlclose() (a profiler detached and unloaded) while
- * a thread whose exit runs the library's destructors lives on.
+ * lives outside that segment, is each thread's own (a thread from before
+ * the dlopen() too) and given back at the thread's exit.  Last, dlclose()
+ * (a profiler detached and unloaded) while a thread whose exit runs the
+ * library's destructors lives on.
  *
  * This program is not linked with the library: it must be the dlopen()
  * that loads it.
@@ -74,6 +75,17 @@ static void *fail_once(void *arg)
 	return NULL;
 }
 
+/* A thread of the process from before the dlopen(), as a runtime has
+ * them: its copy of the library's thread-local data made by the loader.
+ * It runs fail_once when told to. */
+static sem_t loaded;
+
+static void *older_thread(void *arg)
+{
+	sem_wait(&loaded);
+	return fail_once(arg);
+}
+
 /* A thread with a message, whose exit runs the library's destructor for
  * it: it fails, then waits for the library to be closed. */
 static pthread_mutex_t closed_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -108,12 +120,14 @@ static int mapped(const void *p)
 int main(void)
 {
 	struct tls_size tls = { NULL, -1 };
-	pthread_t t;
-	struct first_failure first = { 0, NULL };
+	pthread_t t, older;
+	struct first_failure first = { 0, NULL }, before_load = { 0, NULL };
 	int all_held = 1, left_mapped = 0, no_maps = 0, i;
 	void *lib;
 
-	tap_plan(7);
+	tap_plan(8);
+	sem_init(&loaded, 0, 0);
+	pthread_create(&older, NULL, older_thread, &before_load);
 	lib = dlopen(ELT_LIBRARY_SO, RTLD_NOW | RTLD_LOCAL);
 	if (!ok(lib != NULL, "dlopen(%s)", ELT_LIBRARY_SO))
 		tap_bail("%s", dlerror());
@@ -130,6 +144,10 @@ int main(void)
 	is_str(last_error(), "", "no failure yet: the message is empty");
 	set_error(2, "the main thread's failure");
 	is_str(last_error(), "the main thread's failure", "a failure sets it");
+
+	sem_post(&loaded);
+	pthread_join(older, NULL);
+	ok(before_load.held, "a thread from before the dlopen(): its message its own too");
 
 	pthread_create(&t, NULL, fail_once, &first);
 	pthread_join(t, NULL);
