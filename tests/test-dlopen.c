@@ -25,6 +25,11 @@
 #define TLS_BUDGET 256          /* bytes: lib/internal.h, ELT_TLS */
 #define EXITING_THREADS 200
 
+/* Every shipped plugin that keeps thread-local data (their own module's
+ * TLS, from the same surplus), their output discarded. */
+#define SHIPPED_PLUGINS "counting:output=/dev/null;timing:output=/dev/null;" \
+	"logging:format=binary,output=/dev/null"
+
 static const char *(*last_error)(void);
 static int (*set_error)(int status, const char *fmt, ...);
 
@@ -123,9 +128,10 @@ int main(void)
 	pthread_t t, older;
 	struct first_failure first = { 0, NULL }, before_load = { 0, NULL };
 	int all_held = 1, left_mapped = 0, no_maps = 0, i;
+	int (*load)(const char *spec), (*shutdown)(void);
 	void *lib;
 
-	tap_plan(8);
+	tap_plan(9);
 	sem_init(&loaded, 0, 0);
 	pthread_create(&older, NULL, older_thread, &before_load);
 	lib = dlopen(ELT_LIBRARY_SO, RTLD_NOW | RTLD_LOCAL);
@@ -140,6 +146,16 @@ int main(void)
 	dl_iterate_phdr(find_tls, &tls);
 	ok(tls.size >= 0 && tls.size <= TLS_BUDGET,
 	   "its TLS segment, %ld bytes, is within %d", tls.size, TLS_BUDGET);
+
+	/* The shipped plugins, loaded by the library with dlopen() in turn,
+	 * take their initial-exec data from the same surplus. */
+	load = (int (*)(const char *))dlsym(lib, "elt_plugin_load");
+	shutdown = (int (*)(void))dlsym(lib, "elt_shutdown");
+	if (!load || !shutdown)
+		tap_bail("elt_plugin_load or elt_shutdown not exported: %s", dlerror());
+	if (!ok(load(SHIPPED_PLUGINS) == 0 && shutdown() == 0,
+		"the shipped plugins load from it, and it shuts down"))
+		tap_diag("  %s", last_error());
 
 	is_str(last_error(), "", "no failure yet: the message is empty");
 	set_error(2, "the main thread's failure");
