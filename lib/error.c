@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,53 +43,113 @@ const char *elt_strerror(elt_status status)
  * The message of the thread's last failure.  Its bytes are not in the
  * library's TLS segment, which a dlopen()ed library takes whole from
  * glibc's small static TLS surplus (internal.h): the thread's first
- * failure maps them, and its exit unmaps them.  Mapped, not malloc'd: a
- * getter may fail in a callback that a signal handler runs.
+ * failure maps them (mapped, not malloc'd: a getter may fail in a callback
+ * that a signal handler runs).  They are unmapped at the thread's exit:
+ * by threads.c for a thread that reports segments, the only kind that
+ * runs callbacks, so that a failure there never calls
+ * pthread_setspecific(), which may calloc(); by a thread-specific-data
+ * destructor for any other thread.
  */
 #define MESSAGE_SIZE 512
 
-static ELT_TLS char *thread_message;    /* NULL until the first failure */
-static ELT_TLS int thread_message_lost; /* no memory for the last one */
-static pthread_key_t message_key;       /* unmaps it at the thread's exit */
+static ELT_TLS char *_Atomic thread_message;    /* NULL: none mapped */
+static ELT_TLS int thread_message_lost;         /* no memory for the last one */
+static ELT_TLS int exit_in_threads;             /* threads.c unmaps it */
+static pthread_key_t message_key;
+static int message_key_made;
 static pthread_once_t message_once = PTHREAD_ONCE_INIT;
 
-static void message_unmap(void *page)
+static void message_unmap(void)
 {
-	thread_message = NULL;
-	elt_pages_unmap(page, MESSAGE_SIZE);
+	int saved_errno = errno;
+
+	elt_pages_unmap(atomic_exchange_explicit(&thread_message, NULL, memory_order_relaxed),
+			MESSAGE_SIZE);
+	errno = saved_errno;
+}
+
+/* The key's value only makes glibc call this at the thread's exit. */
+static void message_destructor(void *unused)
+{
+	(void)unused;
+	message_unmap();
 }
 
 static void message_key_create(void)
 {
-	pthread_key_create(&message_key, message_unmap);
+	message_key_made = pthread_key_create(&message_key, message_destructor) == 0;
 }
 
-/* At load, so that no failure, a signal handler's included, is the
- * first to take the once. */
+/* At load, so that no failure is the first to take the once. */
 __attribute__((constructor)) static void message_init(void)
 {
 	pthread_once(&message_once, message_key_create);
 }
 
+/* The thread's page, mapped now; NULL when there is no memory for it. */
+static char *message_map(void)
+{
+	char *page = elt_pages_map(MESSAGE_SIZE), *none = NULL;
+
+	if (!page)
+		return NULL;
+	/* A signal handler's failure in between may have mapped one. */
+	if (!atomic_compare_exchange_strong_explicit(&thread_message, &none, page,
+						     memory_order_relaxed, memory_order_relaxed)) {
+		elt_pages_unmap(page, MESSAGE_SIZE);
+		return none;
+	}
+	if (exit_in_threads)
+		return page;
+	/* A failure in a later key's destructor maps again, and glibc then
+	 * runs another round of destructors. */
+	pthread_once(&message_once, message_key_create);
+	if (message_key_made && pthread_setspecific(message_key, page) == 0)
+		return page;
+	message_unmap();        /* nothing would unmap it */
+	return NULL;
+}
+
+void elt_error_thread_attached(void)
+{
+	exit_in_threads = 1;
+}
+
+void elt_error_thread_exit(void)
+{
+	exit_in_threads = 0;
+	message_unmap();
+}
+
 const char *elt_last_error(void)
 {
+	const char *page = atomic_load_explicit(&thread_message, memory_order_relaxed);
+
 	if (thread_message_lost)
 		return "the last failure's message was lost: no memory for it";
-	return thread_message ? thread_message : "";
+	return page ? page : "";
+}
+
+void elt_clear_error(void)
+{
+	char *page = atomic_load_explicit(&thread_message, memory_order_relaxed);
+
+	thread_message_lost = 0;
+	if (page)
+		page[0] = '\0';
 }
 
 elt_status elt_vset_error(elt_status status, const char *fmt, va_list ap)
 {
-	if (!thread_message) {
-		pthread_once(&message_once, message_key_create);
-		/* A failure in a later key's destructor at the thread's exit
-		 * maps again: glibc then runs another round of destructors. */
-		if ((thread_message = elt_pages_map(MESSAGE_SIZE)))
-			pthread_setspecific(message_key, thread_message);
-	}
-	thread_message_lost = !thread_message;
-	if (thread_message)
-		vsnprintf(thread_message, MESSAGE_SIZE, fmt, ap);
+	int saved_errno = errno;
+	char *page = atomic_load_explicit(&thread_message, memory_order_relaxed);
+
+	if (!page)
+		page = message_map();
+	thread_message_lost = !page;
+	if (page)
+		vsnprintf(page, MESSAGE_SIZE, fmt, ap);
+	errno = saved_errno;
 	return status;
 }
 

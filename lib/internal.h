@@ -30,7 +30,7 @@
  * its whole TLS segment from glibc's static TLS surplus, which is small
  * (a few hundred bytes are left when other modules took theirs), so the
  * segment holds pointers and flags, never buffers (error.c's message is
- * mapped); tests/test-dlopen.c keeps it within 256 bytes.  The TLS
+ * mapped); tests/test-dlopen.c keeps it within 192 bytes.  The TLS
  * models are ELF's: on Windows plain __thread. */
 #if defined(_WIN32)
 # define ELT_TLS __thread
@@ -47,6 +47,12 @@
 
 ELT_HIDDEN elt_status elt_vset_error(elt_status status, const char *fmt,
 				     va_list ap);
+/* elt_last_error() empty again, without mapping its page. */
+ELT_HIDDEN void elt_clear_error(void);
+/* This thread's message page (error.c) unmapped by threads.c: told at its
+ * attach, then asked at the end of its exit. */
+ELT_HIDDEN void elt_error_thread_attached(void);
+ELT_HIDDEN void elt_error_thread_exit(void);
 
 /* --- pages.c: zeroed memory a signal handler's segment may ask for ------- */
 

@@ -212,7 +212,7 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	p->flags = DESC_FLAGS(d);
 
 	if (DESC_FIELD(d, init)) {
-		elt_set_error(ELT_OK, "%s", "");
+		elt_clear_error();
 		initializing = p;
 		st = d->init(options ? options : "", &p->state);
 		initializing = NULL;

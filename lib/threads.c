@@ -107,6 +107,7 @@ static void thread_exiting(void *value)
 		r->next->prev = r->prev;
 	pthread_mutex_unlock(&threads_lock);
 	elt_pages_unmap(r, sizeof(*r));
+	elt_error_thread_exit();        /* after the plugins' thread_exit */
 }
 
 #if !defined(_WIN32)
@@ -214,6 +215,7 @@ int elt_thread_attach(void)
 	elt_thread.tables = &r->tables;
 	elt_thread.info.head.function_rows = r->tables.rows;
 	elt_thread.info.invocation = NULL;      /* a fork child's may be the parent's */
+	elt_error_thread_attached();
 	atomic_store_explicit(&elt_thread.flags, ELT_THREAD_ATTACHED, memory_order_relaxed);
 	return 1;
 }
