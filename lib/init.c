@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(_WIN32)
+# include <windows.h>
+#endif
 
 static _Atomic int shut_down;           /* elt_shutdown began */
 static _Atomic int shutdown_finished;   /* and returned */
@@ -97,6 +100,20 @@ static void after_fork_child(void)
 	/* The forking thread is the only one the child has. */
 	if (atomic_load(&shut_down) && !shutting_down_here)
 		atomic_store(&shutdown_thread_gone, 1);
+}
+#endif
+
+#if defined(_WIN32)
+/* Once loaded the library stays: the thread-specific-data destructors it
+ * registers (error.c, threads.c) run at every thread's exit, after a
+ * detached profiler's FreeLibrary() too.  ELF gets the same from
+ * -z nodelete (Makefile.am). */
+__attribute__((constructor)) static void pin_library(void)
+{
+	HMODULE self;
+
+	GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
+			   (LPCWSTR)(void *)pin_library, &self);
 }
 #endif
 
