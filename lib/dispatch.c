@@ -330,18 +330,21 @@ GENERAL(general_enter, ELT_HOOK_ENTER)
 GENERAL(general_leave, ELT_HOOK_LEAVE)
 GENERAL(general_tailcall, ELT_HOOK_TAILCALL)
 
-/* The general path of a segment of `hook`, once the library is found
- * armed. */
+/* The general path of a segment of `hook`, with the thread's flag up:
+ * out of line for a caller that keeps no frame (the `_flag_up`
+ * dispatchers, which end in a jump to the plugin's callback), inline for
+ * one that has a frame anyway. */
 static inline __attribute__((always_inline)) void
-dispatch_armed_general(const void *frame, elt_function_id id, uintptr_t caller_sp,
-		       unsigned hook, uintptr_t continuation_out, int fp_saved,
-		       const struct elt_function *fn)
+dispatch_armed_general(int out_of_line, const void *frame, elt_function_id id,
+		       uintptr_t caller_sp, unsigned hook, uintptr_t continuation_out,
+		       int fp_saved, const struct elt_function *fn)
 {
-	if (!atomic_load_explicit(&elt_armed, memory_order_relaxed))
-		return;
-	(hook == ELT_HOOK_ENTER ? general_enter
-	 : hook == ELT_HOOK_LEAVE ? general_leave
-	 : general_tailcall)(frame, id, caller_sp, continuation_out, fp_saved, fn);
+	if (!out_of_line)
+		dispatch_general(frame, id, caller_sp, hook, continuation_out, fp_saved, fn);
+	else
+		(hook == ELT_HOOK_ENTER ? general_enter
+		 : hook == ELT_HOOK_LEAVE ? general_leave
+		 : general_tailcall)(frame, id, caller_sp, continuation_out, fp_saved, fn);
 }
 
 /* A helper's segment with the thread's flag up.  The usual one, one
@@ -350,26 +353,28 @@ dispatch_armed_general(const void *frame, elt_function_id id, uintptr_t caller_s
  * and then written: it ends in a jump to the callback, keeping no
  * register across a call, where the flag is lowered by the caller.  Its
  * one load of the plugins' state, after the raise, is also the read of
- * the stop that elt_callback_begin() makes (ELT_PLUGINS_STOPPED).  Any
- * other segment is dispatch_general's, the plugins' state tested first
- * so that one tracking invocations does not look up twice. */
+ * the stop that elt_callback_begin() makes: ELT_PLUGINS_STOPPED goes up
+ * with elt_armed down (plugin.c).  Any other segment is
+ * dispatch_general's, the plugins' state tested first so that one
+ * tracking invocations does not look up twice. */
 static inline __attribute__((always_inline)) void
-dispatch_flag_up(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
-		 uintptr_t continuation_out, int fp_saved)
+dispatch_flag_up(int general_out_of_line, const void *frame, elt_function_id id,
+		 uintptr_t caller_sp, unsigned hook, uintptr_t continuation_out, int fp_saved)
 {
 	struct elt_info *info = &elt_thread.info;
 	uint32_t state = atomic_load_explicit(&elt_plugins_state, memory_order_acquire);
 	const struct elt_function *fn;
 
 	if (ELT_UNLIKELY(!one_plain_plugin(state, fp_saved))) {
-		dispatch_armed_general(frame, id, caller_sp, hook, continuation_out, fp_saved,
-				       NULL);
+		if (!(state & ELT_PLUGINS_STOPPED))
+			dispatch_armed_general(general_out_of_line, frame, id, caller_sp, hook,
+					       continuation_out, fp_saved, NULL);
 		return;
 	}
 	fn = elt_registry_first(id);
 	if (ELT_UNLIKELY(!fn || fn->needs_more)) {
-		dispatch_armed_general(frame, id, caller_sp, hook, continuation_out, fp_saved,
-				       fn);
+		dispatch_armed_general(general_out_of_line, frame, id, caller_sp, hook,
+				       continuation_out, fp_saved, fn);
 		return;
 	}
 	/* The thread's info is written only with its flag up: a signal
@@ -380,6 +385,15 @@ dispatch_flag_up(const void *frame, elt_function_id id, uintptr_t caller_sp, uns
 	elt_info_set_function(info, fn);
 	set_kind(&info->head, plain_kind(hook));
 	run_first_plugin(info, elt_hook_index(hook));
+}
+
+/* One helper's segment, the thread's flag raised and lowered by the
+ * helper itself (x86-64 System V): this function keeps no frame. */
+static inline __attribute__((always_inline)) void
+dispatch_raised(const void *frame, elt_function_id id, uintptr_t caller_sp, unsigned hook,
+		uintptr_t continuation_out, int fp_saved)
+{
+	dispatch_flag_up(1, frame, id, caller_sp, hook, continuation_out, fp_saved);
 }
 
 /* One helper's segment, the thread's flag raised and lowered here. */
@@ -394,7 +408,7 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 	ELT_TEST_POINT(ELT_POINT_FLAG_RAISING, 0);
 	if (!elt_callback_begin())
 		return;
-	dispatch_flag_up(frame, id, caller_sp, hook, continuation_out, fp_saved);
+	dispatch_flag_up(0, frame, id, caller_sp, hook, continuation_out, fp_saved);
 	elt_callback_end();
 }
 
@@ -424,7 +438,7 @@ dispatch_frame(const void *frame, elt_function_id id, uintptr_t caller_sp, unsig
 
 DISPATCHERS(, dispatch_frame, 1)
 DISPATCHERS(_nofloat, dispatch_frame, 0)
-DISPATCHERS(_flag_up, dispatch_flag_up, 0)
+DISPATCHERS(_flag_up, dispatch_raised, 0)
 
 #if defined(ELT_TEST_HOOKS)
 /* ELT_POINT_FLAG_RAISING for a helper that raises the flag itself. */
