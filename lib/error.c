@@ -4,6 +4,7 @@
  * library tells of a problem.
  */
 #include "internal.h"
+#include "test-points.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -93,6 +94,7 @@ static char *message_map(void)
 
 	if (!page)
 		return NULL;
+	ELT_TEST_POINT(ELT_POINT_MESSAGE_MAPPED, (uintptr_t)page);
 	/* A signal handler's failure in between may have mapped one. */
 	if (!atomic_compare_exchange_strong_explicit(&thread_message, &none, page,
 						     memory_order_relaxed, memory_order_relaxed)) {

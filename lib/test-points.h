@@ -2,7 +2,7 @@
  * Where a race can happen, named so that a test can make it happen: in
  * a build for tests only (ELT_TEST_HOOKS: the library that
  * tests/test-continuation-race, test-fork-table, test-thread-signals,
- * test-info-signal and test-stop-in-flight link),
+ * test-info-signal, test-stop-in-flight and test-error-race link),
  * each point calls elt_test_hook, which may run another thread's work
  * right there, or hold this one there.  In the library itself the points
  * are nothing.
@@ -31,6 +31,9 @@ enum elt_test_point {
 					   walk (continuation 0 for both) */
 	ELT_POINT_FLAG_RAISING,         /* a helper's segment found its thread
 					   attached, its flag not yet up */
+	ELT_POINT_MESSAGE_MAPPED,       /* a thread's first failure mapped the
+					   page of its message (the page's
+					   address), not yet claimed */
 };
 
 #if defined(ELT_TEST_HOOKS)

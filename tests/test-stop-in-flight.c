@@ -9,8 +9,9 @@
  * plugins' state is its read of the stop (ELT_PLUGINS_STOPPED,
  * lib/plugin-state.h); elsewhere the dispatcher reads elt_armed.  Twice,
  * since shutdown is final: in a child with a second plugin, so that the
- * segment leaves the straight path and reads elt_armed again, and in the
- * process itself with the one plugin.
+ * segment leaves the straight path and the general path's test of the
+ * bit is the one that counts, and in the process itself with the one
+ * plugin.
  */
 #define ELT_PLUGIN_STATIC 1
 #include "probes.h"
