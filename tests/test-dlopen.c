@@ -21,6 +21,7 @@
  * that loads it.
  */
 #define _GNU_SOURCE     /* dl_iterate_phdr */
+#include "mapped.h"
 #include "tap.h"
 
 #include <dlfcn.h>
@@ -71,23 +72,6 @@ static int find_tls(struct dl_phdr_info *object, size_t size, void *arg)
 	return 1;
 }
 
-/* Whether `p` is in one of this process's mappings (Linux; qemu-user
- * lists the guest's own): 1, 0, or -1 when there is no /proc/self/maps. */
-static int mapped(const void *p)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	unsigned long long start, end, at = (uintptr_t)p;
-	char line[512];
-	int found = 0;
-
-	if (!f)
-		return -1;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%llx-%llx", &start, &end) == 2 && at >= start && at < end;
-	fclose(f);
-	return found;
-}
-
 /* A new thread's first failure: `held` when its message was empty before
  * and its own after, `page` where the message is. */
 struct first_failure {
@@ -126,8 +110,8 @@ static void exiting_threads(int reports, const char *what)
 		pthread_create(&t, NULL, fail_once, &f);
 		pthread_join(t, NULL);
 		all_held &= f.held;
-		left_mapped += mapped(f.page) == 1;
-		no_maps |= mapped(f.page) < 0;
+		left_mapped += mapped((uintptr_t)f.page) == 1;
+		no_maps |= mapped((uintptr_t)f.page) < 0;
 	}
 	if (no_maps)
 		tap_skip(1, "no /proc/self/maps here");

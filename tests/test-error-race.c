@@ -6,6 +6,7 @@
  * The interrupting failure's page is the thread's; the interrupted one
  * writes into it and gives its own page back.
  */
+#include "mapped.h"
 #include "tap.h"
 #include "../lib/test-points.h"
 
@@ -25,23 +26,6 @@ static void interrupt(enum elt_test_point point, uintptr_t page)
 	first_page = page;
 	elt_set_error(ELT_E_STATE, "the interrupting failure");
 	inner_page = elt_last_error();
-}
-
-/* Whether `p` is in one of this process's mappings: 1, 0, or -1 when
- * there is no /proc/self/maps. */
-static int mapped(uintptr_t p)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	unsigned long long start, end;
-	char line[512];
-	int found = 0;
-
-	if (!f)
-		return -1;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%llx-%llx", &start, &end) == 2 && p >= start && p < end;
-	fclose(f);
-	return found;
 }
 
 static void *fail_first(void *arg)
