@@ -251,11 +251,14 @@ static inline struct glance glance_at(struct table *t, size_t bucket, uintptr_t 
 	uint32_t bit = 1;
 	unsigned i;
 
+	/* Unrolled, an empty slot on the straight path: a load, a test and
+	 * two adds each, of the sixteen slots a suspension glances at. */
+#pragma GCC unroll 8
 	for (i = 0; i < BUCKET; i++, bit <<= 1) {
 		uintptr_t word = atomic_load_explicit(&t->slots[bucket + i],
 						      memory_order_relaxed);
 
-		if (!word) {
+		if (ELT_LIKELY(!word)) {
 			g.empty |= bit;
 			g.room++;
 		} else if (!((word ^ tag) & (TAG_MASK | FROZEN))) {
