@@ -48,11 +48,15 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 /* --- writing out (the slow step) ----------------------------------------- */
 
 /* A signal handler may be what reports the segment that fills a buffer:
- * errno is the interrupted code's, and kept. */
+ * errno is the interrupted code's, and kept.  Not a cancellation point,
+ * as write(2) is: a thread cancelled in it after part of the buffer went
+ * out would not learn how much did, and its exit would write all of it
+ * again.  (glibc and musl flip a flag of the thread: signal-safe.) */
 static void write_all(struct tbuf_set *set, const char *p, size_t n)
 {
-	int saved_errno = errno;
+	int saved_errno = errno, cancel_state;
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	while (n) {
 		ssize_t done = write(set->fd, p, n);
 
@@ -69,6 +73,7 @@ static void write_all(struct tbuf_set *set, const char *p, size_t n)
 		p += done;
 		n -= (size_t)done;
 	}
+	pthread_setcancelstate(cancel_state, NULL);
 	errno = saved_errno;
 }
 
