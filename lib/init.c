@@ -136,14 +136,24 @@ void elt_core_init(void)
  * goes through are ready first. */
 elt_status elt_plugin_add(const elt_plugin *plugin, const char *options)
 {
+	int cancel = elt_cancel_disable();
+	elt_status st;
+
 	elt_core_init();
-	return elt_plugins_add(plugin, options);
+	st = elt_plugins_add(plugin, options);
+	elt_cancel_restore(cancel);
+	return st;
 }
 
 elt_status elt_plugin_load(const char *spec)
 {
+	int cancel = elt_cancel_disable();
+	elt_status st;
+
 	elt_core_init();
-	return elt_plugins_load(spec);
+	st = elt_plugins_load(spec);
+	elt_cancel_restore(cancel);
+	return st;
 }
 
 static void env_init_once(void)
@@ -166,7 +176,7 @@ elt_status elt_init(void)
 	return env_status;
 }
 
-elt_status elt_shutdown(void)
+static elt_status shut_down_once(void)
 {
 	elt_status status;
 
@@ -187,5 +197,14 @@ elt_status elt_shutdown(void)
 		status = elt_set_error(env_status, "$ASYNCELT_PLUGINS was not loaded whole: %s",
 				       env_error);
 	atomic_store(&shutdown_finished, 1);
+	return status;
+}
+
+elt_status elt_shutdown(void)
+{
+	int cancel = elt_cancel_disable();
+	elt_status status = shut_down_once();
+
+	elt_cancel_restore(cancel);
 	return status;
 }

@@ -8,6 +8,7 @@
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -192,6 +193,24 @@ ELT_HIDDEN void elt_plugins_stop(void);
  * the locks that adding a plugin, registering or stopping would take. */
 ELT_HIDDEN int elt_plugins_busy_here(void);
 ELT_HIDDEN elt_status elt_plugins_fini(void);
+
+/* The public calls that run plugin code under the library's locks
+ * (adding a plugin, registering a function, shutting down) are no
+ * cancellation points: a thread cancelled in a plugin's write or read
+ * there would leave the locks held, and every later call would wait for
+ * them forever (runtime.md).  Returns the state to restore. */
+static inline int elt_cancel_disable(void)
+{
+	int old = PTHREAD_CANCEL_ENABLE;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+static inline void elt_cancel_restore(int old)
+{
+	pthread_setcancelstate(old, NULL);
+}
 /* What elt_foreach_live_invocation calls, and the walk itself for the
  * plugin in table slot `plugin` (invocation.c; plugin.c finds the slot). */
 typedef void (*elt_live_invocation_fn)(const elt_invocation *inv,

@@ -160,8 +160,8 @@ static void function_free(struct elt_function *fn)
 	free(fn);
 }
 
-elt_status elt_register_function(elt_function_id id, const char *name,
-				 const char *signature, unsigned flags)
+static elt_status register_function(elt_function_id id, const char *name,
+				    const char *signature, unsigned flags)
 {
 	struct elt_function *fn;
 	size_t name_len;
@@ -232,6 +232,16 @@ elt_status elt_register_function(elt_function_id id, const char *name,
 	table_put(atomic_load_explicit(&elt_registry_current, memory_order_relaxed), fn);
 	elt_owned_unlock(&registry_lock);
 	return ELT_OK;
+}
+
+elt_status elt_register_function(elt_function_id id, const char *name,
+				 const char *signature, unsigned flags)
+{
+	int cancel = elt_cancel_disable();       /* function_added, under the lock */
+	elt_status st = register_function(id, name, signature, flags);
+
+	elt_cancel_restore(cancel);
+	return st;
 }
 
 const elt_function_desc *elt_find_function(elt_function_id id)

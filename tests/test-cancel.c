@@ -14,6 +14,11 @@
  * log would hold a stretch twice.  The plugins' writes are no cancellation
  * points, so the thread is cancelled at its own next one, and the log
  * holds every pair it completed, once.
+ *
+ * A thread cancelled in a plugin's init, function_added or fini, at a
+ * read(2): the library holds its locks there.  Adding a plugin,
+ * registering a function and shutting down are no cancellation points,
+ * so the call finishes, and the locks are free for the next one.
  */
 #define _GNU_SOURCE 1
 #define ELT_PLUGIN_STATIC 1
@@ -33,6 +38,14 @@
 #include <unistd.h>
 
 void probe_lean_pair(void);
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
 
 /* --- a plugin that blocks in a cancellation point, on one thread -------- */
 
@@ -67,6 +80,92 @@ static void *blocked_thread(void *arg)
 	return NULL;            /* never: cancelled in its Enter */
 }
 
+/* --- a plugin whose init, function_added and fini wait at a gate -------- */
+
+static int gate[2];                     /* a pipe: a byte opens it once */
+static const char *_Atomic at_gate;     /* where a thread waits at it */
+static atomic_int fini_waits, fini_done;
+
+static void wait_at_gate(const char *where)
+{
+	char byte;
+
+	atomic_store(&at_gate, where);
+	while (read(gate[0], &byte, 1) < 0 && errno == EINTR)   /* a cancellation point */
+		;
+	atomic_store(&at_gate, NULL);
+}
+
+static elt_status gated_init(const char *options, void **state)
+{
+	(void)options;
+	*state = NULL;
+	wait_at_gate("init");
+	return ELT_OK;
+}
+
+static void *gated_function_added(void *state, const elt_function_desc *fn)
+{
+	(void)state;
+	if (strcmp(fn->name, "gated") == 0)
+		wait_at_gate("function_added");
+	return NULL;
+}
+
+static elt_status gated_fini(void *state)
+{
+	(void)state;
+	if (atomic_load(&fini_waits))
+		wait_at_gate("fini");
+	atomic_store(&fini_done, 1);
+	return ELT_OK;
+}
+ELT_PLUGIN_DEFINE(gated, .init = gated_init, .function_added = gated_function_added,
+		  .fini = gated_fini, .flags = ELT_PLUGIN_NO_INVOCATIONS);
+ELT_PLUGIN_DEFINE(plain, .flags = ELT_PLUGIN_NO_INVOCATIONS);
+
+enum call { ADD, REGISTER, SHUTDOWN };
+static elt_status call_status;
+
+static void *calling_thread(void *arg)
+{
+	switch ((enum call)(intptr_t)arg) {
+	case ADD:
+		call_status = elt_plugin_add(&elt_plugin_gated, NULL);
+		break;
+	case REGISTER:
+		call_status = elt_register_function(0x6a7ed, "gated", NULL, 0);
+		break;
+	case SHUTDOWN:
+		call_status = elt_shutdown();
+		break;
+	}
+	pthread_testcancel();
+	return NULL;
+}
+
+/* Starts a thread making `call`, cancels it while a plugin has it wait at
+ * the gate `where`, then opens the gate: 1 if the call finished (with
+ * ELT_OK) and the thread ended cancelled after it. */
+static int cancelled_at_gate(enum call call, const char *where)
+{
+	pthread_t t;
+	void *ret;
+	char byte = 0;
+
+	call_status = ELT_E_STATE;
+	if (pthread_create(&t, NULL, calling_thread, (void *)(intptr_t)call) != 0)
+		tap_bail("pthread_create");
+	while (atomic_load(&at_gate) != where)
+		sleep_ms(1);
+	sleep_ms(50);           /* inside read(2) */
+	pthread_cancel(t);
+	sleep_ms(50);
+	if (write(gate[1], &byte, 1) != 1)
+		tap_bail("write: %s", strerror(errno));
+	return pthread_join(t, &ret) == 0 && ret == PTHREAD_CANCELED && call_status == ELT_OK;
+}
+
 /* --- a logging thread whose output is a pipe ----------------------------- */
 
 static atomic_ulong pairs_done;
@@ -80,14 +179,6 @@ static void *logging_thread(void *arg)
 		pthread_testcancel();   /* its only cancellation point of its own */
 	}
 	return NULL;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
 }
 
 #define PIPE_SIZE 65536
@@ -194,10 +285,10 @@ int main(void)
 	struct drain d = { 0, NULL, 0, 1 << 20 };
 	long pairs;
 
-	tap_plan(8);
+	tap_plan(12);
 	alarm(120);             /* a stall fails the test rather than hanging it */
 	probe_function = PROBE_LEAN_ID;
-	if (pipe(fds) != 0)
+	if (pipe(fds) != 0 || pipe(gate) != 0)
 		tap_bail("pipe: %s", strerror(errno));
 #if defined(F_SETPIPE_SZ)
 	fcntl(fds[1], F_SETPIPE_SZ, PIPE_SIZE);   /* the usual 16 pages (1 over the user's limit) */
@@ -208,10 +299,9 @@ int main(void)
 	if (elt_plugin_load(spec) != ELT_OK || elt_plugin_add(&elt_plugin_blocker, NULL) != ELT_OK)
 		tap_bail("plugins: %s", elt_last_error());
 
-	/* Inside a callback.  Nothing reaches the log: the blocked Enter's
-	 * logging callback ran, and its line waits in the thread's buffer,
-	 * written out at its exit: one call without a return.  So the log's
-	 * check below starts after that thread's lines. */
+	/* Inside a callback.  The logging plugin's Enter ran first: the
+	 * thread's buffer holds its call, without a return, written out at
+	 * its exit and read apart from the pairs checked at the end. */
 	if (pthread_create(&t, NULL, blocked_thread, NULL) != 0)
 		tap_bail("pthread_create");
 	while (!atomic_load(&blocked))
@@ -236,6 +326,16 @@ int main(void)
 	   "... its one line went out at its exit");
 	d.len = 0;              /* not part of the pairs below */
 
+	/* In a plugin's init and function_added, under the library's locks. */
+	ok(cancelled_at_gate(ADD, "init"),
+	   "a thread cancelled in a plugin's init: the plugin is added, then the thread ends");
+	is_int(elt_plugin_add(&elt_plugin_plain, NULL), ELT_OK, "... and the next plugin is added");
+	ok(cancelled_at_gate(REGISTER, "function_added"),
+	   "a thread cancelled in a plugin's function_added: the function is registered, "
+	   "then the thread ends");
+	is_int(elt_register_function(0x6a7ee, "next", NULL, 0), ELT_OK,
+	   "... and the next function is registered");
+
 	/* In write(2), with part of the buffer gone out. */
 	if (pthread_create(&t, NULL, logging_thread, NULL) != 0)
 		tap_bail("pthread_create");
@@ -253,7 +353,11 @@ int main(void)
 		tap_bail("pthread_create");
 	ok(pthread_join(t, &ret) == 0 && ret == PTHREAD_CANCELED,
 	   "the logging thread, cancelled in the plugin's write, ends cancelled");
-	is_int(elt_shutdown(), ELT_OK, "shutdown");
+	/* In a plugin's fini: the shutdown finishes (logging's fini closes its
+	 * output, which the reader waits for). */
+	atomic_store(&fini_waits, 1);
+	ok(cancelled_at_gate(SHUTDOWN, "fini") && atomic_load(&fini_done),
+	   "a thread cancelled in a plugin's fini: the shutdown finishes, then the thread ends");
 	close(fds[1]);
 	pthread_join(reader, NULL);
 
