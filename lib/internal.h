@@ -195,8 +195,8 @@ ELT_HIDDEN int elt_plugins_busy_here(void);
 ELT_HIDDEN elt_status elt_plugins_fini(void);
 
 /* The public calls that run plugin code under the library's locks
- * (adding a plugin, registering a function, shutting down) are no
- * cancellation points: a thread cancelled in a plugin's write or read
+ * (adding a plugin, registering a function, shutting down, listing the
+ * live invocations) are no cancellation points: a thread cancelled in a plugin's write or read
  * there would leave the locks held, and every later call would wait for
  * them forever (runtime.md).  Returns the state to restore. */
 static inline int elt_cancel_disable(void)

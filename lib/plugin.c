@@ -478,9 +478,12 @@ static int slot_of(const elt_plugin *self, const char *what)
 void elt_foreach_live_invocation(const elt_plugin *self, elt_live_invocation_fn fn, void *arg)
 {
 	int plugin = fn ? slot_of(self, "elt_foreach_live_invocation") : -1;
+	/* fn runs with the thread list locked (elt_cancel_disable) */
+	int cancel = elt_cancel_disable();
 
 	if (plugin >= 0)
 		elt_invocations_foreach_live((unsigned)plugin, fn, arg);
+	elt_cancel_restore(cancel);
 }
 
 void elt_foreach_function_storage(const elt_plugin *self, elt_function_storage_fn fn, void *arg)

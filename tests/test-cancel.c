@@ -15,10 +15,10 @@
  * points, so the thread is cancelled at its own next one, and the log
  * holds every pair it completed, once.
  *
- * A thread cancelled in a plugin's init, function_added or fini, at a
- * read(2): the library holds its locks there.  Adding a plugin,
- * registering a function and shutting down are no cancellation points,
- * so the call finishes, and the locks are free for the next one.
+ * A thread cancelled in a plugin's init, function_added or fini, or in
+ * what it gave elt_foreach_live_invocation(), at a read(2): the library
+ * holds its locks there.  Those calls are no cancellation points, so each
+ * finishes, and the locks are free for the next one.
  */
 #define _GNU_SOURCE 1
 #define ELT_PLUGIN_STATIC 1
@@ -94,6 +94,8 @@ static void wait_at_gate(const char *where)
 	while (read(gate[0], &byte, 1) < 0 && errno == EINTR)   /* a cancellation point */
 		;
 	atomic_store(&at_gate, NULL);
+	/* Another, which acts at once where signals held the read's back. */
+	pthread_testcancel();
 }
 
 static elt_status gated_init(const char *options, void **state)
@@ -120,11 +122,21 @@ static elt_status gated_fini(void *state)
 	atomic_store(&fini_done, 1);
 	return ELT_OK;
 }
+static void gated_live(const elt_invocation *inv, const elt_function_desc *fn, void *slot,
+		       void *arg)
+{
+	(void)inv;
+	(void)fn;
+	(void)slot;
+	(void)arg;
+	wait_at_gate("live invocation");
+}
+
 ELT_PLUGIN_DEFINE(gated, .init = gated_init, .function_added = gated_function_added,
 		  .fini = gated_fini, .flags = ELT_PLUGIN_NO_INVOCATIONS);
 ELT_PLUGIN_DEFINE(plain, .flags = ELT_PLUGIN_NO_INVOCATIONS);
 
-enum call { ADD, REGISTER, SHUTDOWN };
+enum call { ADD, REGISTER, LIST_LIVE, SHUTDOWN };
 static elt_status call_status;
 
 static void *calling_thread(void *arg)
@@ -135,6 +147,10 @@ static void *calling_thread(void *arg)
 		break;
 	case REGISTER:
 		call_status = elt_register_function(0x6a7ed, "gated", NULL, 0);
+		break;
+	case LIST_LIVE:
+		elt_foreach_live_invocation(&elt_plugin_gated, gated_live, NULL);
+		call_status = ELT_OK;
 		break;
 	case SHUTDOWN:
 		call_status = elt_shutdown();
@@ -285,7 +301,7 @@ int main(void)
 	struct drain d = { 0, NULL, 0, 1 << 20 };
 	long pairs;
 
-	tap_plan(12);
+	tap_plan(14);
 	alarm(120);             /* a stall fails the test rather than hanging it */
 	probe_function = PROBE_LEAN_ID;
 	if (pipe(fds) != 0 || pipe(gate) != 0)
@@ -299,6 +315,16 @@ int main(void)
 	if (elt_plugin_load(spec) != ELT_OK || elt_plugin_add(&elt_plugin_blocker, NULL) != ELT_OK)
 		tap_bail("plugins: %s", elt_last_error());
 
+	/* In a plugin's init and function_added, under the library's locks. */
+	ok(cancelled_at_gate(ADD, "init"),
+	   "a thread cancelled in a plugin's init: the plugin is added, then the thread ends");
+	is_int(elt_plugin_add(&elt_plugin_plain, NULL), ELT_OK, "... and the next plugin is added");
+	ok(cancelled_at_gate(REGISTER, "function_added"),
+	   "a thread cancelled in a plugin's function_added: the function is registered, "
+	   "then the thread ends");
+	is_int(elt_register_function(0x6a7ee, "next", NULL, 0), ELT_OK,
+	   "... and the next function is registered");
+
 	/* Inside a callback.  The logging plugin's Enter ran first: the
 	 * thread's buffer holds its call, without a return, written out at
 	 * its exit and read apart from the pairs checked at the end. */
@@ -306,6 +332,16 @@ int main(void)
 		tap_bail("pthread_create");
 	while (!atomic_load(&blocked))
 		sleep_ms(1);
+	/* Its invocation is live, listed with the thread list locked. */
+	ok(cancelled_at_gate(LIST_LIVE, "live invocation"),
+	   "a thread cancelled while it lists the live invocations: the list ends, "
+	   "then the thread ends");
+	{
+		elt_invocation_stats stats;
+
+		elt_get_invocation_stats(&stats);       /* locks the thread list */
+		ok(stats.started > stats.completed, "... and the thread list is free");
+	}
 	pthread_cancel(t);
 	ok(pthread_join(t, &ret) == 0 && ret == PTHREAD_CANCELED,
 	   "a thread cancelled inside a callback ends, cancelled");
@@ -325,16 +361,6 @@ int main(void)
 	ok(d.len > 0 && memchr(d.data, '\n', d.len) == d.data + d.len - 1,
 	   "... its one line went out at its exit");
 	d.len = 0;              /* not part of the pairs below */
-
-	/* In a plugin's init and function_added, under the library's locks. */
-	ok(cancelled_at_gate(ADD, "init"),
-	   "a thread cancelled in a plugin's init: the plugin is added, then the thread ends");
-	is_int(elt_plugin_add(&elt_plugin_plain, NULL), ELT_OK, "... and the next plugin is added");
-	ok(cancelled_at_gate(REGISTER, "function_added"),
-	   "a thread cancelled in a plugin's function_added: the function is registered, "
-	   "then the thread ends");
-	is_int(elt_register_function(0x6a7ee, "next", NULL, 0), ELT_OK,
-	   "... and the next function is registered");
 
 	/* In write(2), with part of the buffer gone out. */
 	if (pthread_create(&t, NULL, logging_thread, NULL) != 0)
