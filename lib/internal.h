@@ -196,9 +196,10 @@ ELT_HIDDEN elt_status elt_plugins_fini(void);
 
 /* The public calls that run plugin code under the library's locks
  * (adding a plugin, registering a function, shutting down, listing the
- * live invocations) are no cancellation points: a thread cancelled in a plugin's write or read
- * there would leave the locks held, and every later call would wait for
- * them forever (runtime.md).  Returns the state to restore. */
+ * live invocations) are no cancellation points: a thread cancelled in a
+ * plugin's read or write there would leave the locks held, and every
+ * later call would wait for them forever (runtime.md).  Returns the state
+ * to restore. */
 static inline int elt_cancel_disable(void)
 {
 	int old = PTHREAD_CANCEL_ENABLE;
@@ -211,6 +212,7 @@ static inline void elt_cancel_restore(int old)
 {
 	pthread_setcancelstate(old, NULL);
 }
+
 /* What elt_foreach_live_invocation calls, and the walk itself for the
  * plugin in table slot `plugin` (invocation.c; plugin.c finds the slot). */
 typedef void (*elt_live_invocation_fn)(const elt_invocation *inv,
