@@ -81,8 +81,9 @@ static void message_key_create(void)
 	message_key_made = pthread_key_create(&message_key, message_destructor) == 0;
 }
 
-/* At load, so that no failure is the first to take the once. */
-__attribute__((constructor)) static void message_init(void)
+/* At load, so that no failure is the first to take the once, and so that
+ * the key's index is small (threads.c, elt_threads_load). */
+void elt_error_load(void)
 {
 	pthread_once(&message_once, message_key_create);
 }

@@ -108,7 +108,7 @@ static void after_fork_child(void)
  * registers (error.c, threads.c) run at every thread's exit, after a
  * detached profiler's FreeLibrary() too.  ELF gets the same from
  * -z nodelete (Makefile.am). */
-__attribute__((constructor)) static void pin_library(void)
+static void pin_library(void)
 {
 	HMODULE self;
 
@@ -116,6 +116,17 @@ __attribute__((constructor)) static void pin_library(void)
 			   (LPCWSTR)(void *)pin_library, &self);
 }
 #endif
+
+/* What is done before the program's own code runs. */
+__attribute__((constructor)) static void at_load(void)
+{
+	/* Their thread keys, before the program makes keys of its own. */
+	elt_error_load();
+	elt_threads_load();
+#if defined(_WIN32)
+	pin_library();
+#endif
+}
 
 static void core_init_once(void)
 {

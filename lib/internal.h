@@ -50,6 +50,8 @@ ELT_HIDDEN elt_status elt_vset_error(elt_status status, const char *fmt,
 				     va_list ap);
 /* elt_last_error() empty again, without mapping its page. */
 ELT_HIDDEN void elt_clear_error(void);
+/* At load (init.c): error.c's thread key made. */
+ELT_HIDDEN void elt_error_load(void);
 /* This thread's message page (error.c) unmapped by threads.c: told at its
  * attach, then asked at the end of its exit. */
 ELT_HIDDEN void elt_error_thread_attached(void);
@@ -323,6 +325,8 @@ _Static_assert(offsetof(struct elt_thread_tls, flags) == 0 &&
 	       sizeof(((struct elt_thread_tls *)0)->flags) == 4,
 	       "helpers-sysv.S finds the flags, a 32-bit word, at the block's own address");
 ELT_HIDDEN extern ELT_TLS struct elt_thread_tls elt_thread;
+/* At load (init.c): the key that tells of a thread's exit made. */
+ELT_HIDDEN void elt_threads_load(void);
 /* on_thread_exit: called first at every attached thread's exit. */
 ELT_HIDDEN void elt_threads_init(void (*on_thread_exit)(void));
 

@@ -1496,35 +1496,65 @@ void elt_get_invocation_stats(elt_invocation_stats *out)
 	out->waiting_resumes = atomic_load(&waiting_resumes);
 }
 
-struct live_walk {
-	unsigned plugin;
-	elt_live_invocation_fn fn;
-	void *arg;
+/*
+ * Invocations still in their first segment have no record: they live on
+ * their threads' shadow stacks, which a thread's exit unmaps, so they are
+ * read with the thread list locked.  Not the plugin's fn, though: code
+ * that takes a lock of its own under the thread list's would deadlock
+ * with a fork, whose handlers take the plugin's locks first (registered
+ * later, they run earlier) and the thread list's last.  So they are
+ * copied out, each with a copy of the plugin's storage, and listed after.
+ */
+struct first_segment {
+	elt_invocation inv;
+	const elt_function_desc *function;
+	void *slot;
 };
 
-static void list_stack(struct elt_thread_invocations *t, void *arg)
+struct first_segments {
+	unsigned plugin;
+	size_t count, room;
+	struct first_segment *list;
+	unsigned char *storage;         /* storage_size[plugin] per entry */
+};
+
+static void count_first_segments(struct elt_thread_invocations *t, void *arg)
 {
-	const struct live_walk *walk = arg;
+	struct first_segments *copy = arg;
 	uint32_t d;
 
-	for (d = 0; d < t->depth; d++) {
-		const struct elt_shadow_entry *e = &t->stack[d];
-		const struct elt_function *fn = elt_registry_lookup(e->function);
-		elt_invocation inv = {
-			.id = e->id,
-			.parent = d ? t->stack[d - 1].id : 0,
-			.flags = fn && (fn->desc.flags & ELT_FUNCTION_ASYNC)
-				? ELT_INVOCATION_ASYNC : 0,
-			.thread = t->index,
-			.previous_thread = t->index,
-		};
+	for (d = 0; d < t->depth; d++)
+		copy->count += !t->stack[d].record; /* those with one: records */
+}
 
-		if (!e->record)         /* those with one are listed with the records */
-			walk->fn(&inv, fn ? &fn->desc : NULL,
-				 storage_size[walk->plugin]
-				 ? stack_storage(t, (struct elt_shadow_entry *)e, walk->plugin, 0)
-				 : NULL,
-				 walk->arg);
+static void copy_first_segments(struct elt_thread_invocations *t, void *arg)
+{
+	struct first_segments *copy = arg;
+	size_t size = storage_size[copy->plugin];
+	uint32_t d;
+
+	for (d = 0; d < t->depth && copy->count < copy->room; d++) {
+		struct elt_shadow_entry *e = &t->stack[d];
+		const struct elt_function *fn;
+		void *slot;
+
+		if (e->record)
+			continue;
+		fn = elt_registry_lookup(e->function);
+		slot = size ? stack_storage(t, e, copy->plugin, 0) : NULL;
+		copy->list[copy->count] = (struct first_segment){
+			.inv = {
+				.id = e->id,
+				.parent = d ? t->stack[d - 1].id : 0,
+				.flags = fn && (fn->desc.flags & ELT_FUNCTION_ASYNC)
+					? ELT_INVOCATION_ASYNC : 0,
+				.thread = t->index,
+				.previous_thread = t->index,
+			},
+			.function = fn ? &fn->desc : NULL,
+			.slot = slot ? memcpy(copy->storage + copy->count * size, slot, size) : NULL,
+		};
+		copy->count++;
 	}
 }
 
@@ -1532,16 +1562,30 @@ static void list_stack(struct elt_thread_invocations *t, void *arg)
  * (plugin.c finds it). */
 void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn, void *arg)
 {
-	unsigned i, carved;
+	struct first_segments copy = { .plugin = plugin };
+	size_t entry = sizeof(*copy.list) + storage_size[plugin], bytes, i;
+	unsigned carved;
 	struct record_chunk *c;
+	void *pages;
 
-	/* Invocations still in their first segment, without a record, on
-	 * the threads that run them. */
-	{
-		struct live_walk walk = { plugin, fn, arg };
-
-		elt_threads_foreach(list_stack, &walk);
+	elt_threads_foreach(count_first_segments, &copy);
+	/* No instrumented thread runs (the contract): the count holds. */
+	copy.room = copy.count;
+	copy.count = 0;
+	bytes = copy.room * entry;
+	pages = bytes ? elt_pages_map(bytes) : NULL;
+	if (bytes && !pages) {
+		elt_set_error(ELT_E_NO_MEMORY, "elt_foreach_live_invocation: out of memory");
+		return;
 	}
+	/* storage first: its size is a multiple of 16 */
+	copy.storage = pages;
+	copy.list = (struct first_segment *)(copy.storage + copy.room * storage_size[plugin]);
+	elt_threads_foreach(copy_first_segments, &copy);
+	for (i = 0; i < copy.count; i++)
+		fn(&copy.list[i].inv, copy.list[i].function, copy.list[i].slot, arg);
+	elt_pages_unmap(pages, bytes);
+
 	/* Then every record that is live: chunks are never unmapped, and
 	 * those carved first are the ones further down the list. */
 	for (c = atomic_load_explicit(&chunks, memory_order_acquire); c; c = c->next) {

@@ -478,7 +478,7 @@ static int slot_of(const elt_plugin *self, const char *what)
 void elt_foreach_live_invocation(const elt_plugin *self, elt_live_invocation_fn fn, void *arg)
 {
 	int plugin = fn ? slot_of(self, "elt_foreach_live_invocation") : -1;
-	/* fn runs with the thread list locked: no cancellation (internal.h) */
+	/* A cancellation in fn would leak the walk's copy (internal.h) */
 	int cancel = elt_cancel_disable();
 
 	if (plugin >= 0)

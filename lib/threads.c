@@ -38,6 +38,7 @@ struct thread_record {
 	struct thread_record *prev, *next;
 	struct elt_thread_invocations invocations;
 	struct elt_thread_tables tables;
+	int exit_put_off;               /* thread_exiting() waited a round */
 };
 
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -84,6 +85,17 @@ static void thread_exiting(void *value)
 {
 	struct thread_record *r = value;
 
+	/* The key is made at load, so it comes before the program's own in
+	 * each round of destructors, and their destructors may still report
+	 * segments, which the plugins should see before their thread_exit.
+	 * Set again, the value has this called in the next round, after
+	 * every destructor of this one.  Not a second time: values set in
+	 * the last round are dropped, and the round is not known. */
+	if (!r->exit_put_off) {
+		r->exit_put_off = 1;
+		if (pthread_setspecific(exit_key, r) == 0)
+			return;
+	}
 	exit_hook();
 	/* A segment this thread reports later (another key's destructor) is
 	 * not reported: its plugins' thread_exit has run, and once the
@@ -164,10 +176,30 @@ static void after_fork_child(void)
 }
 #endif
 
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void exit_key_create(void)
+{
+	pthread_key_create(&exit_key, thread_exiting);
+}
+
+/*
+ * At load, before the program makes keys of its own: a thread's first
+ * segment sets this key's value, and may come from a signal handler that
+ * interrupted malloc.  glibc keeps a thread's values of the first 32 keys
+ * in the thread itself, and callocs a block at its first value for any
+ * later key, which would deadlock there.  Made when the first plugin was
+ * added, the key was past the 32nd in a process that had made that many.
+ */
+void elt_threads_load(void)
+{
+	pthread_once(&exit_key_once, exit_key_create);
+}
+
 void elt_threads_init(void (*on_thread_exit)(void))
 {
 	exit_hook = on_thread_exit;
-	pthread_key_create(&exit_key, thread_exiting);
+	elt_threads_load();    /* done already, unless called before load */
 #if !defined(_WIN32)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 #endif

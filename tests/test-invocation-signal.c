@@ -85,8 +85,9 @@ static void *interrupted(void *arg)
 	void *held[64] = { 0 };
 
 	(void)arg;
-	/* Its first segment registers it (with calloc, outside
-	 * lib/invocation.c): before the first signal, not in a handler. */
+	/* Its first segment registers it, before the first signal: the
+	 * handlers here test the invocation code; the registration is
+	 * tests/test-attach-malloc.c's. */
 	elt_emit_enter(ASYNC_ID, NULL, NULL);
 	elt_emit_leave(ASYNC_ID, &s, NULL);
 	atomic_store(&started, 1);

@@ -28,6 +28,7 @@ struct tbuf_set {
 	char *pattern;                  /* the path as given, for a fork child */
 	char *header, *footer;
 	char pid_text[24];              /* getpid(), refreshed in a fork child */
+	unsigned long process;          /* tbuf_process(): forks, here */
 	pthread_mutex_t lock;           /* `all` and in_use: attach and exit only */
 	struct tbuf *all;
 	struct tbuf_set *next_set;      /* sets_list */
@@ -36,7 +37,21 @@ struct tbuf_set {
 	_Atomic uint64_t no_memory;     /* threads that got no buffer */
 };
 
+/*
+ * A thread's buffers, one per set it wrote to.  The list may still link a
+ * buffer of a set that another thread's fini closed, and so unmapped.  It
+ * is walked by this thread's callbacks (tbuf_get, thread_exit), none of
+ * which runs once a fini has (the library stops every plugin first), and
+ * by tbuf_close() on the thread that runs the fini, which unlinked its own
+ * buffer of each set it closed.  The fork handlers, which may run on any
+ * thread at any time, find the forking thread's buffers among the open
+ * sets' instead, by their owner.
+ */
 TBUF_TLS struct tbuf *tbuf_here;
+/* This thread's serial, from its first buffer: unique, unlike its TLS
+ * address, which a later thread may get. */
+static TBUF_TLS unsigned long thread_serial;
+static _Atomic unsigned long serials;
 
 const char tbuf_stderr[] = "stderr";
 
@@ -217,6 +232,11 @@ const char *tbuf_pid(const struct tbuf_set *set)
 	return set->pid_text;
 }
 
+unsigned long tbuf_process(const struct tbuf_set *set)
+{
+	return set->process;
+}
+
 static void set_pid(struct tbuf_set *set)
 {
 	snprintf(set->pid_text, sizeof(set->pid_text), "%ld", (long)getpid());
@@ -264,10 +284,14 @@ struct tbuf *tbuf_attach(struct tbuf_set *set)
 	if (refused_here == set)
 		return NULL;
 	/* The thread's first record for this set: the rare slow step. */
+	if (!thread_serial)
+		thread_serial = atomic_fetch_add(&serials, 1) + 1;
 	pthread_mutex_lock(&set->lock);
 	b = take_buffer(set);
-	if (b)
+	if (b) {
 		b->in_use = 1;
+		b->owner = thread_serial;
+	}
 	pthread_mutex_unlock(&set->lock);
 	if (!b) {
 		refused_here = set;
@@ -358,6 +382,17 @@ static elt_status open_output(struct tbuf_set *set, const char *option)
  * under sets_lock. */
 static fork_signal_mask fork_signals;
 
+/* The forking thread's buffer of an open set (its lock held), or NULL. */
+static struct tbuf *forking_threads(const struct tbuf_set *set)
+{
+	struct tbuf *b;
+
+	for (b = set->all; b && thread_serial; b = b->next_all)
+		if (b->in_use && b->owner == thread_serial)
+			return b;
+	return NULL;
+}
+
 static void before_fork(void)
 {
 	fork_signal_mask signals;
@@ -370,9 +405,8 @@ static void before_fork(void)
 	for (set = sets_list; set; set = set->next_set) {
 		pthread_mutex_lock(&set->lock);
 		/* this thread's whole lines go out once, from the parent */
-		for (b = tbuf_here; b; b = b->next_here)
-			if (b->set == set)
-				flush_upto(b, b->line_start);
+		if ((b = forking_threads(set)))
+			flush_upto(b, b->line_start);
 	}
 }
 
@@ -396,8 +430,7 @@ static void after_fork_child(void)
 	struct tbuf *b, *mine;
 
 	for (set = sets_list; set; set = set->next_set) {
-		for (mine = tbuf_here; mine && mine->set != set; mine = mine->next_here)
-			;
+		mine = forking_threads(set);
 		for (b = set->all; b; b = b->next_all) {
 			if (b == mine)
 				continue;
@@ -413,6 +446,7 @@ static void after_fork_child(void)
 		} else {
 			set_pid(set);
 		}
+		set->process++;
 		pthread_mutex_unlock(&set->lock);
 	}
 	pthread_mutex_unlock(&sets_lock);

@@ -47,6 +47,7 @@ struct tbuf {
 	struct tbuf *next_all;          /* every buffer of the set */
 	struct tbuf *next_here;         /* this thread's buffers of other sets */
 	int in_use;                     /* a live thread owns it */
+	unsigned long owner;            /* its serial (tbuf.c), while in use */
 	void *user;
 };
 
@@ -116,6 +117,9 @@ static inline void *tbuf_user(struct tbuf *b)
 /* getpid() of the process writing the set's file (a fork child's own), in
  * decimal. */
 const char *tbuf_pid(const struct tbuf_set *set);
+/* Changes with tbuf_pid, in every fork child: what a writer says once per
+ * process (a trace's thread names) it says again when this changed. */
+unsigned long tbuf_process(const struct tbuf_set *set);
 
 /* Appending to the current line.  A piece that does not fit calls
  * tbuf_put_slow, which writes whole lines out to make room. */
