@@ -127,8 +127,11 @@ def check_invocations(slices, tracks, problems):
     active = collections.defaultdict(float)
     count = collections.defaultdict(int)
     resumes = collections.defaultdict(int)
+    # an invocation id is its process's: ids may repeat in the trace
     for s in slices:
         inv = s.get("args", {}).get("invocation")
+        if inv is not None:
+            inv = (s["pid"], inv)
         if inv is not None and not s["args"].get("incomplete"):
             active[inv] += s["dur"]
             count[inv] += 1
@@ -139,6 +142,7 @@ def check_invocations(slices, tracks, problems):
         b, e = sorted(evs, key=lambda e: e["ph"] != "b")
         wall = e["ts"] - b["ts"]
         args = e.get("args", {})
+        inv = (e["pid"], args.get("invocation", inv))
         if active[inv] > wall + EPSILON * (count[inv] + 1):
             problems.append("invocation %r: active %.3f > wall %.3f" % (inv, active[inv], wall))
         if args.get("incomplete"):

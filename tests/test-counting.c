@@ -109,6 +109,31 @@ static int has_row(const struct report *r, const char *name, unsigned long calls
 	return strstr(r->text, row) != NULL;
 }
 
+/* A refused spec leaves the file it names as it was: the file is opened,
+ * and emptied, only once every option is known good (it was emptied,
+ * then the second output refused). */
+static void check_refused_keeps_file(void)
+{
+	char path[64], options[160];
+	struct report kept;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/asyncelt-counting-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, "keep\n", 5) != 5)
+		tap_bail("mkstemp or write failed");
+	close(fd);
+	snprintf(options, sizeof(options), "output=%s,output=%s.2", path, path);
+	is_int(elt_plugin_add(&elt_plugin_counting, options), ELT_E_BAD_OPTION,
+	       "output given twice is refused");
+	snprintf(options, sizeof(options), "output=%s,colour=red", path);
+	is_int(elt_plugin_add(&elt_plugin_counting, options), ELT_E_BAD_OPTION,
+	       "an unknown option after output is refused");
+	snprintf(kept.path, sizeof(kept.path), "%s", path);
+	read_report(&kept);
+	is_str(kept.text, "keep\n", "the file the refused specs named is as it was");
+}
+
 int main(void)
 {
 	pthread_t threads[EXITING + LINGERING], later[LATER];
@@ -116,6 +141,7 @@ int main(void)
 	const unsigned long n = ROUNDS * (EXITING + LINGERING + LATER + 1);
 	uintptr_t i;
 
+	check_refused_keeps_file();
 	add_counting(&first);
 	add_counting(&second);
 	if (elt_register_function(ASYNC_ID, "Async", "v(K)", ELT_FUNCTION_ASYNC) ||

@@ -303,6 +303,68 @@ static void check_other_forms(const char *prefix)
 #endif
 }
 
+/*
+ * trace=...-%p.json and a fork: the child's trace is a file of its own,
+ * and names the forking thread again (it named it only in the parent's:
+ * the name was remembered in the buffer the child inherits).
+ */
+static void check_fork_trace(const char *prefix)
+{
+#if !defined(_WIN32)
+	char spec[600], path[300];
+	int fds[2], status = -1;
+	pid_t pid, grandchild = -1;
+	char *trace;
+
+	snprintf(spec, sizeof(spec), "timing:output=%s.fork.txt,trace=%s-fork-%%p.json",
+		 prefix, prefix);
+	if (pipe(fds) != 0)
+		tap_bail("pipe");
+	pid = fork();
+	if (pid == 0) {
+		pid_t child;
+
+		setup();
+		if (elt_plugin_load(spec) != ELT_OK)
+			_exit(2);
+		elt_emit_enter(OUTER, NULL, NULL);
+		elt_emit_leave(OUTER, NULL, NULL);
+		child = fork();
+		elt_emit_enter(OUTER, NULL, NULL);      /* in both */
+		elt_emit_leave(OUTER, NULL, NULL);
+		if (child == 0)
+			_exit(elt_shutdown() == ELT_OK ? 0 : 1);
+		if (child < 0 || write(fds[1], &child, sizeof(child)) != sizeof(child) ||
+		    waitpid(child, &status, 0) != child || status != 0)
+			_exit(3);
+		_exit(elt_shutdown() == ELT_OK ? 0 : 1);
+	}
+	close(fds[1]);
+	if (read(fds[0], &grandchild, sizeof(grandchild)) != sizeof(grandchild))
+		grandchild = -1;
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && grandchild > 0,
+	   "trace=%%p: a run that forks exits cleanly, in both processes");
+	snprintf(path, sizeof(path), "%s-fork-%ld.json", prefix, (long)grandchild);
+	trace = slurp(path);
+	snprintf(spec, sizeof(spec), "\"name\":\"thread_name\",\"pid\":%ld,\"tid\":1,",
+		 (long)grandchild);
+	is_int(count_of(trace, spec), 1, "the child's own trace names its thread");
+	free(trace);
+	check_with_python("--trace", path, "the child's trace: every thread with slices named");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-fork-%ld.json", prefix, (long)pid);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s.fork.txt", prefix);
+	unlink(path);
+#else
+	(void)prefix;
+	tap_skip(3, "no fork on Windows");
+#endif
+}
+
 int main(void)
 {
 	static char env[1100];          /* putenv keeps it */
@@ -310,15 +372,28 @@ int main(void)
 	char spec[1024], report_path[300], trace_path[300], bad[300];
 	char *report, *trace;
 
-	tap_plan(36);
+	tap_plan(40);
 
 	check_other_forms(prefix);
+	check_fork_trace(prefix);
 
 	setup();
 	snprintf(bad, sizeof(bad), "%s.no-such-dir/trace.json", prefix);
 	snprintf(spec, sizeof(spec), "timing:trace=%s", bad);
+	snprintf(report_path, sizeof(report_path), "%s.kept.txt", prefix);
+	{
+		FILE *f = fopen(report_path, "w");
+
+		if (!f || fputs("keep\n", f) < 0 || fclose(f) != 0)
+			tap_bail("cannot write %s", report_path);
+	}
+	snprintf(spec, sizeof(spec), "timing:output=%s,trace=%s", report_path, bad);
 	is_int(elt_plugin_load(spec), ELT_E_IO, "an unwritable trace is refused");
 	ok(strstr(elt_last_error(), bad) != NULL, "the error names it: %s", elt_last_error());
+	report = slurp(report_path);
+	is_str(report, "keep\n", "and the report it named is left as it was");
+	free(report);
+	unlink(report_path);
 	is_int(elt_plugin_load("timing:format=xml"), ELT_E_BAD_OPTION, "format=xml is refused");
 	is_int(elt_plugin_load("timing:bins=4"), ELT_E_BAD_OPTION, "an unknown option is refused");
 

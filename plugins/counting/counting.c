@@ -9,6 +9,7 @@
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,21 +31,25 @@ static elt_status counting_init(const char *options, void **out)
 	elt_status st;
 	elt_option opt;
 	char path[4096];
+	bool output = false;
 
+	/* The file is opened, and so emptied, once every option is known
+	 * good: a refused spec leaves it as it was. */
 	while ((st = elt_option_next(&options, &opt)) == ELT_OK && opt.key) {
-		snprintf(path, sizeof(path), "%.*s", (int)opt.value_len, opt.value);
-		if (!elt_option_is(&opt, "output"))
+		if (!elt_option_is(&opt, "output")) {
 			st = elt_set_error(ELT_E_BAD_OPTION, "unknown option \"%.*s\" (known: output)",
 					   (int)opt.key_len, opt.key);
-		else if (f)
-			st = elt_set_error(ELT_E_BAD_OPTION, "output given twice");
-		else if (!(f = fopen(path, "w")))
-			st = elt_set_error(ELT_E_IO, "output: cannot write %s: %s", path, strerror(errno));
-		if (st != ELT_OK)
 			break;
+		}
+		if (output) {
+			st = elt_set_error(ELT_E_BAD_OPTION, "output given twice");
+			break;
+		}
+		snprintf(path, sizeof(path), "%.*s", (int)opt.value_len, opt.value);
+		output = true;
 	}
-	if (st != ELT_OK && f)
-		fclose(f);
+	if (st == ELT_OK && output && !(f = fopen(path, "w")))
+		st = elt_set_error(ELT_E_IO, "output: cannot write %s: %s", path, strerror(errno));
 	*out = st == ELT_OK ? (f ? f : stderr) : NULL;
 	return st;
 }

@@ -119,6 +119,7 @@ struct sample {
 
 struct timing_thread {
 	uint32_t named_tid;             /* thread_name written for this tid */
+	unsigned long named_process;    /* and for this tbuf_process() */
 	unsigned nsamples;
 	struct sample samples[SAMPLES_PER_THREAD];
 };
@@ -229,7 +230,7 @@ static void trace_segment(struct timing *t, struct tbuf *b, struct invocation_re
 	struct trace_slice slice = {
 		.name = r->f->json_name, .tid = r->thread,
 		.start_ns = r->segment_start, .end_ns = end,
-		.invocation = id, .segment = r->segments - 1,
+		.invocation = id, .track = id, .segment = r->segments - 1,
 		.flow_in = flow_in, .flow_out = flow_out, .incomplete = incomplete,
 	};
 
@@ -241,7 +242,7 @@ static void trace_invocation(struct timing *t, struct tbuf *b, struct invocation
 			     uint64_t id, uint64_t end, bool incomplete)
 {
 	struct trace_span span = {
-		.name = r->f->json_name, .invocation = id,
+		.name = r->f->json_name, .invocation = id, .track = id,
 		.begin_tid = r->start_thread, .end_tid = r->thread,
 		.begin_ns = r->start, .end_ns = end,
 		.segments = r->segments, .hops = r->hops, .active_ns = r->active,
@@ -334,8 +335,11 @@ static void timing_leave(const elt_info *info, void *state)
 	flow_in = r->flow_pending;
 	r->flow_pending = suspends;
 	if (t->trace) {
-		if (s.u->named_tid != r->thread) {      /* a new thread, or a reused buffer */
+		/* a new thread, a reused buffer, or a fork child's trace */
+		if (s.u->named_tid != r->thread ||
+		    s.u->named_process != tbuf_process(t->threads)) {
 			s.u->named_tid = r->thread;
+			s.u->named_process = tbuf_process(t->threads);
 			trace_thread_name(s.b, tbuf_pid(t->threads), r->thread);
 		}
 		trace_segment(t, s.b, r, s.inv.id, now, flow_in, suspends, false);
@@ -449,6 +453,8 @@ static elt_status parse_options(struct timing *t, const char *options, char *out
 }
 
 /* Opens the report file (a fork child opens its own when the name has %p). */
+/* Opened, not emptied: init empties it (empty_report) once the trace has
+ * opened too, so that a refused spec leaves an existing report whole. */
 static elt_status open_report(struct timing *t)
 {
 	char path[4096];
@@ -459,11 +465,18 @@ static elt_status open_report(struct timing *t)
 		return ELT_OK;
 	}
 	tbuf_expand_path(path, sizeof(path), t->out_pattern);
-	t->out = fopen(path, "w");
+	t->out = fopen(path, "a");
 	if (!t->out)
 		return elt_set_error(ELT_E_IO, "output: cannot write %s: %s", path,
 				     strerror(errno));
 	return ELT_OK;
+}
+
+static void empty_report(struct timing *t)
+{
+	fflush(t->out);
+	if (t->out != stderr && ftruncate(fileno(t->out), 0) != 0)
+		elt_report("timing: output: cannot empty the file: %s", strerror(errno));
 }
 
 static void free_timing(struct timing *t)
@@ -513,6 +526,7 @@ static elt_status timing_init(const char *options, void **state)
 		free_timing(t);
 		return st;
 	}
+	empty_report(t);
 	t->unregistered.json_name = (char *)"(unregistered)";
 	plugin_clock_init();
 	t->start = plugin_ticks();
@@ -727,6 +741,7 @@ static elt_status timing_fini(void *state)
 			elt_report("timing: %s", elt_last_error());
 			t->out = stderr;
 		}
+		empty_report(t);
 	}
 	report(t, &lc);
 	if (fflush(t->out) != 0)

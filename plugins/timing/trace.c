@@ -50,7 +50,7 @@ void trace_slice(struct tbuf *b, const char *pid, const struct trace_slice *s)
 	tbuf_put_str(b, s->incomplete ? ",\"incomplete\":true}" : "}");
 	if (s->flow_in || s->flow_out) {
 		tbuf_put_str(b, ",\"bind_id\":");
-		tbuf_put_u64(b, s->invocation);
+		tbuf_put_u64(b, s->track);
 	}
 	if (s->flow_in)
 		tbuf_put_str(b, ",\"flow_in\":true");
@@ -66,13 +66,19 @@ void trace_span(struct tbuf *b, const char *pid, const struct trace_span *s)
 
 	event_head(b, pid, 'b', s->name, s->begin_tid, s->begin_ns);
 	tbuf_put_str(b, ",\"cat\":\"invocation\",\"id\":");
-	tbuf_put_u64(b, s->invocation);
+	tbuf_put_u64(b, s->track);
 	tbuf_put_char(b, '}');
 	tbuf_end_line(b);
 	event_head(b, pid, 'e', s->name, s->end_tid, s->end_ns);
 	tbuf_put_str(b, ",\"cat\":\"invocation\",\"id\":");
-	tbuf_put_u64(b, s->invocation);
-	tbuf_put_str(b, ",\"args\":{\"segments\":");
+	tbuf_put_u64(b, s->track);
+	if (s->track != s->invocation) {        /* id alone says it otherwise */
+		tbuf_put_str(b, ",\"args\":{\"invocation\":");
+		tbuf_put_u64(b, s->invocation);
+		tbuf_put_str(b, ",\"segments\":");
+	} else {
+		tbuf_put_str(b, ",\"args\":{\"segments\":");
+	}
 	tbuf_put_u64(b, s->segments);
 	tbuf_put_str(b, ",\"hops\":");
 	tbuf_put_u64(b, s->hops);

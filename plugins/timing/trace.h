@@ -29,22 +29,26 @@
 
 /* One physical segment: an X slice on its thread.  A flow arrow runs from
  * the slice of each suspension (flow_out) to the slice of its resume
- * (flow_in), bound by the invocation id. */
+ * (flow_in), bound by `track`. */
 struct trace_slice {
 	const char *name;
 	uint32_t tid;
 	uint64_t start_ns, end_ns;
 	uint64_t invocation;
+	uint64_t track;                 /* the id of its flows and async track:
+					   the invocation id, unless ids repeat
+					   in the trace (several processes) */
 	uint32_t segment;               /* 0: the initial call's */
 	bool flow_in, flow_out;
 	bool incomplete;                /* cut short at exit */
 };
 
 /* One logical invocation: a b/e pair on the async track cat "invocation",
- * id `invocation`, spanning its wall time. */
+ * id `track`, spanning its wall time. */
 struct trace_span {
 	const char *name;
 	uint64_t invocation;
+	uint64_t track;                 /* as trace_slice's */
 	uint32_t begin_tid, end_tid;
 	uint64_t begin_ns, end_ns;
 	uint32_t segments, hops;

@@ -53,11 +53,23 @@ static void put_header(struct tbuf *b, const struct model_process *p, bool first
 	tbuf_end_line(b);
 }
 
+/*
+ * The id of an invocation's flows and async track.  Viewers bind flows
+ * across the whole trace, and the processes of one may repeat ids (a fork
+ * child goes on from its parent's), so with several each gets its own
+ * residue.  Kept small: viewers read JSON numbers as doubles.
+ */
+static uint64_t track_of(const struct model *m, const struct model_invocation *r)
+{
+	return m->nprocesses > 1 ? r->id * m->nprocesses + r->process : r->id;
+}
+
 static void put_invocation(struct tbuf *b, const struct model *m, uint32_t k,
 			   char *const *names, bool *named)
 {
 	const struct model_invocation *r = &m->invocations[k];
 	const char *pid = m->processes[r->process].pid_text;
+	uint64_t track = track_of(m, r);
 	uint32_t i;
 
 	for (i = 0; i < r->nsegments; i++) {
@@ -66,7 +78,7 @@ static void put_invocation(struct tbuf *b, const struct model *m, uint32_t k,
 			.name = names[r->function],
 			.tid = s->incomplete ? TRACE_EXIT_TID : s->thread,
 			.start_ns = s->start, .end_ns = s->end,
-			.invocation = r->id, .segment = i,
+			.invocation = r->id, .track = track, .segment = i,
 			.flow_in = s->flow_in, .flow_out = s->suspends,
 			.incomplete = s->incomplete,
 		};
@@ -82,7 +94,7 @@ static void put_invocation(struct tbuf *b, const struct model *m, uint32_t k,
 		struct trace_slice mark = {
 			.name = names[r->function], .tid = TRACE_EXIT_TID,
 			.start_ns = r->end, .end_ns = r->end,
-			.invocation = r->id, .segment = r->nsegments,
+			.invocation = r->id, .track = track, .segment = r->nsegments,
 			.flow_in = true, .incomplete = true,
 		};
 
@@ -90,7 +102,7 @@ static void put_invocation(struct tbuf *b, const struct model *m, uint32_t k,
 	}
 	{
 		struct trace_span span = {
-			.name = names[r->function], .invocation = r->id,
+			.name = names[r->function], .invocation = r->id, .track = track,
 			.begin_tid = r->start_thread,
 			.end_tid = r->complete ? r->end_thread : TRACE_EXIT_TID,
 			.begin_ns = r->start, .end_ns = r->end,
