@@ -167,7 +167,8 @@ static void put_value_at(FILE *out, const elt_type *t, const uint8_t *p, bool js
 static void put_arguments(FILE *out, const elt_signature *sig, const struct dump_event *e,
 			  bool json)
 {
-	uint32_t p, at = 0, i = 0, total = 0;
+	uint32_t p, at = 0, i = 0;
+	uint64_t total = 0;     /* each size is below 2^31, their sum may not be */
 
 	for (p = 0; sig && p < sig->nparams; p++)
 		if ((int32_t)p != sig->continuation_index)
