@@ -28,7 +28,8 @@ struct tbuf_set {
 	char *pattern;                  /* the path as given, for a fork child */
 	char *header, *footer;
 	char pid_text[24];              /* getpid(), refreshed in a fork child */
-	unsigned long process;          /* tbuf_process(): forks, here */
+	unsigned long process;          /* forks, here: each buffer's copy is
+					   its tbuf_process() */
 	pthread_mutex_t lock;           /* `all` and in_use: attach and exit only */
 	struct tbuf *all;
 	struct tbuf_set *next_set;      /* sets_list */
@@ -232,11 +233,6 @@ const char *tbuf_pid(const struct tbuf_set *set)
 	return set->pid_text;
 }
 
-unsigned long tbuf_process(const struct tbuf_set *set)
-{
-	return set->process;
-}
-
 static void set_pid(struct tbuf_set *set)
 {
 	snprintf(set->pid_text, sizeof(set->pid_text), "%ld", (long)getpid());
@@ -291,6 +287,7 @@ struct tbuf *tbuf_attach(struct tbuf_set *set)
 	if (b) {
 		b->in_use = 1;
 		b->owner = thread_serial;
+		b->process = set->process;
 	}
 	pthread_mutex_unlock(&set->lock);
 	if (!b) {
@@ -447,6 +444,8 @@ static void after_fork_child(void)
 			set_pid(set);
 		}
 		set->process++;
+		if (mine)       /* the others are taken again, with the count */
+			mine->process = set->process;
 		pthread_mutex_unlock(&set->lock);
 	}
 	pthread_mutex_unlock(&sets_lock);

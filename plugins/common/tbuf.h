@@ -43,6 +43,7 @@ struct tbuf {
 					   child): a writer whose records depend
 					   on the ones before checks it
 					   (logging's binary) */
+	unsigned long process;          /* tbuf_process() */
 	struct tbuf_set *set;
 	struct tbuf *next_all;          /* every buffer of the set */
 	struct tbuf *next_here;         /* this thread's buffers of other sets */
@@ -118,8 +119,12 @@ static inline void *tbuf_user(struct tbuf *b)
  * decimal. */
 const char *tbuf_pid(const struct tbuf_set *set);
 /* Changes with tbuf_pid, in every fork child: what a writer says once per
- * process (a trace's thread names) it says again when this changed. */
-unsigned long tbuf_process(const struct tbuf_set *set);
+ * process (a trace's thread names) it says again when this changed.
+ * Inline, read on every record that may be a thread's first. */
+static inline unsigned long tbuf_process(const struct tbuf *b)
+{
+	return b->process;
+}
 
 /* Appending to the current line.  A piece that does not fit calls
  * tbuf_put_slow, which writes whole lines out to make room. */

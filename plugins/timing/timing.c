@@ -337,9 +337,9 @@ static void timing_leave(const elt_info *info, void *state)
 	if (t->trace) {
 		/* a new thread, a reused buffer, or a fork child's trace */
 		if (s.u->named_tid != r->thread ||
-		    s.u->named_process != tbuf_process(t->threads)) {
+		    s.u->named_process != tbuf_process(s.b)) {
 			s.u->named_tid = r->thread;
-			s.u->named_process = tbuf_process(t->threads);
+			s.u->named_process = tbuf_process(s.b);
 			trace_thread_name(s.b, tbuf_pid(t->threads), r->thread);
 		}
 		trace_segment(t, s.b, r, s.inv.id, now, flow_in, suspends, false);
