@@ -60,11 +60,17 @@ def check_async(events, problems):
             tracks[(e.get("cat"), e["id"])].append(e)
     for key, evs in tracks.items():
         depth = 0
-        # at equal ts an end closes before a begin opens
-        for e in sorted(evs, key=lambda e: (e["ts"], e["ph"] == "b")):
-            depth += 1 if e["ph"] == "b" else -1
+        # Events of one ts taken together: ends there close what was open
+        # (an id the next invocation uses again) or what opens there too
+        # (a zero-length span: an invocation cut short at the exit as soon
+        # as it began).
+        net = collections.Counter()
+        for e in evs:
+            net[e["ts"]] += 1 if e["ph"] == "b" else -1
+        for ts in sorted(net):
+            depth += net[ts]
             if depth < 0:
-                problems.append("async track %r: e before its b" % (key,))
+                problems.append("async track %r: e before its b at ts %s" % (key, ts))
                 break
         if depth > 0:
             problems.append("async track %r: %d b without e" % (key, depth))
