@@ -43,7 +43,7 @@ struct tally {
 	unsigned long calls_on[THREADS + 8];    /* calls by thread index */
 	unsigned long threads_right;    /* threads with 2 calls per invocation */
 	/* odd_segments(), each as its record should be */
-	unsigned long unregistered, unbalanced, orphan, tailcall;
+	unsigned long unregistered, unbalanced, orphan, tailcall, many;
 };
 
 /* A call whose argument is longer than the 128-byte buffer, and one
@@ -73,12 +73,25 @@ static void value_call(elt_function_id id, size_t size)
 /* Segments the usual workload has none of: an unregistered function's
  * call and return (no name, no value), a Leave matching no Enter (no
  * invocation), a resume of a continuation never seen suspending (an
- * orphan) and a tailcall.  Each is recorded as itself and counted apart. */
-static const elt_function_id ODD = 0x500, ODD_ASYNC = 0x501, UNREGISTERED_ID = 0x5ff;
+ * orphan), a tailcall, and a call of more arguments than a record holds
+ * (REC_ARGS_MAX: no value).  Each is recorded as itself and counted
+ * apart; check_same_as_live() then finds the reader giving the reasons
+ * the live lines give. */
+static const elt_function_id ODD = 0x500, ODD_ASYNC = 0x501, UNREGISTERED_ID = 0x5ff,
+			     MANY = 0x502;
 #define ODD_CONTINUATION ((void *)(uintptr_t)0x5eed)
+#define MANY_SIGNATURE "v(i i i i i i i i i i i i i i i i i)"
 
 static void odd_segments(void)
 {
+	int many[REC_ARGS_MAX + 1] = { 0 };
+	void *many_args[REC_ARGS_MAX + 1];
+	size_t i;
+
+	for (i = 0; i < REC_ARGS_MAX + 1; i++)
+		many_args[i] = &many[i];
+	elt_emit_enter(MANY, many_args, NULL);
+	elt_emit_leave(MANY, NULL, NULL);
 	elt_emit_enter(UNREGISTERED_ID, NULL, NULL);
 	elt_emit_leave(UNREGISTERED_ID, NULL, NULL);
 	elt_emit_leave(ODD, NULL, NULL);
@@ -104,6 +117,10 @@ static int tally_odd(const struct dump_event *e, const char *name, struct tally 
 					 value == REC_VALUE && e->value_len == 0;
 		t->tailcall += e->kind == REC_TAILCALL && !value &&
 			       !(e->flags & REC_NO_INVOCATION);
+		return 1;
+	}
+	if (!strcmp(name, "Many")) {
+		t->many += e->kind == REC_CALL && !value;
 		return 1;
 	}
 	if (!strcmp(name, "OddAsync")) {
@@ -288,9 +305,11 @@ static void check_recording(const char *path, const char *what)
 	   "%s: suspensions and resumes carry their continuation and segment", what);
 	ok(t.big_value == 1 && t.big_incomplete == 0 && t.medium_value == 1,
 	   "%s: the 200-byte and 80-byte arguments recorded whole", what);
-	ok(t.unregistered == 2 && t.unbalanced == 1 && t.orphan == 1 && t.tailcall == 1,
+	ok(t.unregistered == 2 && t.unbalanced == 1 && t.orphan == 1 && t.tailcall == 1 &&
+	   t.many == 1,
 	   "%s: an unregistered call and return, a Leave matching no Enter, an orphan "
-	   "resume and a tailcall each recorded as such", what);
+	   "resume, a tailcall and a call of %d arguments each recorded as such", what,
+	   REC_ARGS_MAX + 1);
 	ok(long_functions_defined(&f) == LONG_FUNCTIONS,
 	   "%s: %u functions with %d-byte names, registered while another thread "
 	   "recorded, all defined", what, long_functions_defined(&f), LONG_NAME);
@@ -386,7 +405,8 @@ int main(void)
 	    elt_register_function(MEDIUM, "Medium", "v({c[80]})", 0) ||
 	    elt_register_function(NOISE, "Noise", "v()", 0) ||
 	    elt_register_function(ODD, "Odd", "v()", 0) ||
-	    elt_register_function(ODD_ASYNC, "OddAsync", "v(K)", ELT_FUNCTION_ASYNC))
+	    elt_register_function(ODD_ASYNC, "OddAsync", "v(K)", ELT_FUNCTION_ASYNC) ||
+	    elt_register_function(MANY, "Many", MANY_SIGNATURE, 0))
 		tap_bail("register: %s", elt_last_error());
 
 	is_int(elt_plugin_load("logging:format=binary"), ELT_E_BAD_OPTION,

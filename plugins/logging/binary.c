@@ -19,9 +19,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Arguments decoded per call, as the text formats. */
-#define MAX_ARGS 16
-
 struct binary_log {
 	struct tbuf_set *out;
 	uint64_t base_ns;               /* CLOCK_MONOTONIC when opened */
@@ -144,7 +141,7 @@ static inline void end_record(struct tbuf *b, struct run *run)
 
 /* A value's ranges: a call's arguments or a final return's value. */
 struct value {
-	elt_range ranges[MAX_ARGS];
+	elt_range ranges[REC_ARGS_MAX];
 	size_t count;
 };
 
@@ -206,7 +203,7 @@ static __attribute__((noinline)) void put_valued(struct tbuf *b, struct run *run
 	uint8_t *p;
 
 	if (ev->kind == ELT_SEGMENT_CALL) {
-		value.count = MAX_ARGS;
+		value.count = REC_ARGS_MAX;
 		st = elt_get_enter_info(info, value.ranges, &value.count, &total);
 	} else {
 		st = elt_get_return_info(info, &value.ranges[0]);

@@ -20,6 +20,7 @@
 #include "../common/clock.h"
 #include "../common/tbuf.h"
 #include "binary.h"
+#include "recording.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -27,10 +28,6 @@
 #include <time.h>
 
 extern const elt_plugin elt_plugin_logging;     /* init sets its flags */
-
-/* Arguments decoded per call; more are reported as unavailable (the
- * ranges live on the instrumented thread's stack, which may be small). */
-#define MAX_ARGS 16
 
 enum format { TEXT, JSON, BINARY };
 
@@ -180,8 +177,8 @@ static const char *undecodable(const elt_function_desc *fn, elt_status *st)
 static void put_args(struct tbuf *b, bool json, const elt_info *info,
 		     const elt_function_desc *fn)
 {
-	elt_range ranges[MAX_ARGS];
-	size_t count = MAX_ARGS, i;
+	elt_range ranges[REC_ARGS_MAX];
+	size_t count = REC_ARGS_MAX, i;
 	const elt_signature *sig;
 	elt_status st;
 	const char *why = undecodable(fn, &st);
@@ -190,7 +187,7 @@ static void put_args(struct tbuf *b, bool json, const elt_info *info,
 	if (!why)
 		st = elt_get_enter_info(info, ranges, &count, NULL);
 	if (st == ELT_E_INSUFFICIENT_BUFFER)
-		why = "more arguments than the logging plugin decodes (16)";
+		why = REC_ARGS_BEYOND;
 	if (st != ELT_OK) {
 		missing(b, json, "args", st, why ? why : elt_last_error());
 		return;

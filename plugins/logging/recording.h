@@ -118,6 +118,14 @@ enum rec_kind {
 #define REC_INCOMPLETE    0x8u  /* no value: the getter had no complete data,
 				   or it was longer than the writer's buffer */
 
+/* A call's arguments are recorded up to this many, in every format of
+ * the logging plugin (their ranges live on the instrumented thread's
+ * stack, which may be small); a call with more has none, and the reason
+ * below, which the reader gives too, from the function's signature. */
+#define REC_ARGS_MAX 16
+#define REC_ARGS_BEYOND "more arguments than the logging plugin decodes (16)"
+_Static_assert(REC_ARGS_MAX == 16, "REC_ARGS_BEYOND names the limit");
+
 #define REC_UNREGISTERED UINT32_MAX     /* function of an unregistered id */
 /* A reader refuses function indexes from here on: in a file they are far
  * likelier damage than the 16 millionth registered function, and their

@@ -210,6 +210,7 @@ static void put_missing(FILE *out, struct dump_file *f, const struct dump_event 
 	const char *what = e->kind == REC_CALL || e->kind == REC_RESUME ? "args" : "ret";
 	bool incomplete = (e->flags & REC_INCOMPLETE) || e->kind == REC_RESUME ||
 			  e->kind == REC_SUSPEND;
+	const elt_signature *sig = signature_of(f, e->function);
 	const char *why = "not recorded";
 
 	if (e->function == REC_UNREGISTERED)
@@ -217,6 +218,9 @@ static void put_missing(FILE *out, struct dump_file *f, const struct dump_event 
 	else if (e->function < f->nfunctions && f->functions[e->function].defined &&
 		 !*f->functions[e->function].signature_text)
 		why = "registered without a signature";
+	else if (e->kind == REC_CALL && sig &&
+		 sig->nparams - (sig->continuation_index >= 0) > REC_ARGS_MAX)
+		why = REC_ARGS_BEYOND;
 	if (json) {
 		fprintf(out, incomplete ? ",\"%s_incomplete\":true" : ",\"%s_unavailable\":",
 			what);
