@@ -2,7 +2,8 @@
  * For the tests that fork while another thread is held half way through
  * a step (tests/test-fork-table.c, tests/test-fork-locks.c): the child
  * runs under an alarm, and its end, read by the parent, says whether it
- * stalled.
+ * stalled.  The parent's wait with a deadline serves them and
+ * tests/test-fork-in-fini.c.
  */
 #ifndef ELT_TESTS_FORK_CHILD_H
 #define ELT_TESTS_FORK_CHILD_H
@@ -20,6 +21,27 @@
 #define PARENT_SECONDS (CHILD_SECONDS + 10)
 
 /*
+ * Waits for the child `pid` at most `seconds`, then kills it: 1 when it
+ * ended (*status says how), 0 when it was still running, -1 when waitpid
+ * failed.  Polled, so that a parent with signals blocked can use it.
+ */
+static inline int wait_child_or_kill(pid_t pid, int seconds, int *status)
+{
+	pid_t got;
+	int waited;
+
+	for (waited = 0; (got = waitpid(pid, status, WNOHANG)) == 0; waited++) {
+		if (waited == seconds * 100) {
+			kill(pid, SIGKILL);
+			waitpid(pid, status, 0);
+			return 0;
+		}
+		usleep(10 * 1000);
+	}
+	return got == pid ? 1 : -1;
+}
+
+/*
  * Forks while `helper` is held.  The child runs work() (0: all right) and
  * ends with its result; the parent sets *release, which lets the helper
  * go on, joins it, and returns "" when the child ended with 0, else what
@@ -29,8 +51,8 @@ static inline const char *fork_and_judge(int (*work)(void), atomic_int *release,
 					 pthread_t helper)
 {
 	static char verdict[96];
-	pid_t pid = fork(), got;
-	int status, waited;
+	pid_t pid = fork();
+	int status, ended;
 
 	if (pid == 0) {
 		alarm(CHILD_SECONDS);
@@ -40,18 +62,14 @@ static inline const char *fork_and_judge(int (*work)(void), atomic_int *release,
 	pthread_join(helper, NULL);
 	if (pid < 0)
 		return "fork failed";
-	for (waited = 0; (got = waitpid(pid, &status, WNOHANG)) == 0; waited++) {
-		if (waited == PARENT_SECONDS * 10) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			snprintf(verdict, sizeof(verdict), "the child stalled in the fork's "
-				 "handlers: killed after %d s", PARENT_SECONDS);
-			return verdict;
-		}
-		usleep(100 * 1000);
-	}
-	if (got != pid)
+	ended = wait_child_or_kill(pid, PARENT_SECONDS, &status);
+	if (ended < 0)
 		return "waitpid failed";
+	if (!ended) {
+		snprintf(verdict, sizeof(verdict), "the child stalled in the fork's "
+			 "handlers: killed after %d s", PARENT_SECONDS);
+		return verdict;
+	}
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
 		snprintf(verdict, sizeof(verdict), "the child stalled: still running after %d s",
 			 CHILD_SECONDS);

@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fork-child.h"
+
 #define CASE_SECONDS 20         /* a case still running then has stalled */
 
 static const elt_function_id WORK = 0x10;
@@ -193,8 +195,8 @@ static int fork_during_walk(void)
 static const char *run_case(int (*work)(void))
 {
 	static char verdict[96];
-	int status, waited;
-	pid_t pid = fork(), got;
+	int status, ended;
+	pid_t pid = fork();
 
 	if (pid == 0) {
 		if (elt_register_function(WORK, "Work", "v()", 0) != ELT_OK)
@@ -203,18 +205,13 @@ static const char *run_case(int (*work)(void))
 	}
 	if (pid < 0)
 		return "fork failed";
-	for (waited = 0; (got = waitpid(pid, &status, WNOHANG)) == 0; waited++) {
-		if (waited == CASE_SECONDS * 100) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			snprintf(verdict, sizeof(verdict), "stalled: killed after %d s",
-				 CASE_SECONDS);
-			return verdict;
-		}
-		pause_ms(10);
-	}
-	if (got != pid)
+	ended = wait_child_or_kill(pid, CASE_SECONDS, &status);
+	if (ended < 0)
 		return "waitpid failed";
+	if (!ended) {
+		snprintf(verdict, sizeof(verdict), "stalled: killed after %d s", CASE_SECONDS);
+		return verdict;
+	}
 	if (WIFSIGNALED(status))
 		snprintf(verdict, sizeof(verdict), "killed by signal %d", WTERMSIG(status));
 	else if (WEXITSTATUS(status))
