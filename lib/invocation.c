@@ -1558,6 +1558,22 @@ static void copy_first_segments(struct elt_thread_invocations *t, void *arg)
 	}
 }
 
+static int by_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct first_segment *)a)->inv.id;
+	uint64_t y = ((const struct first_segment *)b)->inv.id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Was the invocation of this id listed among the copies (sorted by id)? */
+static int listed_first(const struct first_segments *copy, uint64_t id)
+{
+	struct first_segment key = { .inv = { .id = id } };
+
+	return copy->count && bsearch(&key, copy->list, copy->count, sizeof(key), by_id);
+}
+
 /* elt_foreach_live_invocation for the plugin in table slot `plugin`
  * (plugin.c finds it). */
 void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn, void *arg)
@@ -1579,15 +1595,22 @@ void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn, vo
 		return;
 	}
 	/* storage first: its size is a multiple of 16 */
-	copy.storage = pages;
-	copy.list = (struct first_segment *)(copy.storage + copy.room * storage_size[plugin]);
-	elt_threads_foreach(copy_first_segments, &copy);
+	if (pages) {
+		copy.storage = pages;
+		copy.list = (struct first_segment *)(copy.storage +
+						     copy.room * storage_size[plugin]);
+		elt_threads_foreach(copy_first_segments, &copy);
+	}
+	if (copy.count)
+		qsort(copy.list, copy.count, sizeof(*copy.list), by_id);
 	for (i = 0; i < copy.count; i++)
 		fn(&copy.list[i].inv, copy.list[i].function, copy.list[i].slot, arg);
-	elt_pages_unmap(pages, bytes);
 
 	/* Then every record that is live: chunks are never unmapped, and
-	 * those carved first are the ones further down the list. */
+	 * those carved first are the ones further down the list.  A thread
+	 * that exited since the copy (threads may end at any moment, the
+	 * walk's fn running meanwhile) moved its first segments into records:
+	 * those were listed already. */
 	for (c = atomic_load_explicit(&chunks, memory_order_acquire); c; c = c->next) {
 		carved = atomic_load_explicit(&c->carved, memory_order_relaxed);
 		if (carved > CHUNK_RECORDS)
@@ -1595,13 +1618,15 @@ void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn, vo
 		for (i = 0; i < carved; i++) {
 			struct elt_invocation_record *r = &c->records[i];
 
-			if (atomic_load_explicit(&r->live, memory_order_acquire))
+			if (atomic_load_explicit(&r->live, memory_order_acquire) &&
+			    !listed_first(&copy, r->inv.id))
 				fn(&r->inv, r->fn ? &r->fn->desc : NULL,
 				   storage_size[plugin] ? record_storage(r, plugin, 0)
 				   : plugin < r->slots_valid ? r->slots[plugin] : NULL,
 				   arg);
 		}
 	}
+	elt_pages_unmap(pages, bytes);
 }
 
 void elt_invocations_report(void)
