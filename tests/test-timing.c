@@ -365,6 +365,41 @@ static void check_fork_trace(const char *prefix)
 #endif
 }
 
+/* output=/dev/null, as a profiler silences the report: not a file to
+ * empty, and no complaint that it cannot be (ftruncate there fails). */
+static void check_device_output(const char *prefix)
+{
+#if !defined(_WIN32)
+	char path[300], *said;
+	int status = -1;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s.stderr.txt", prefix);
+	pid = fork();
+	if (pid == 0) {
+		/* unbuffered, as stderr was: _exit() flushes nothing */
+		if (!freopen(path, "w", stderr) || setvbuf(stderr, NULL, _IONBF, 0) != 0)
+			_exit(2);
+		setup();
+		if (elt_plugin_load("timing:output=/dev/null") != ELT_OK)
+			_exit(3);
+		elt_emit_enter(OUTER, NULL, NULL);
+		elt_emit_leave(OUTER, NULL, NULL);
+		_exit(elt_shutdown() == ELT_OK ? 0 : 4);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	said = slurp(path);
+	ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && !strstr(said, "timing:"),
+	   "output=/dev/null: a run exits cleanly, the plugin saying nothing (%s)", said);
+	free(said);
+	unlink(path);
+#else
+	(void)prefix;
+	tap_skip(1, "no fork on Windows");
+#endif
+}
+
 int main(void)
 {
 	static char env[1100];          /* putenv keeps it */
@@ -372,10 +407,11 @@ int main(void)
 	char spec[1024], report_path[300], trace_path[300], bad[300];
 	char *report, *trace;
 
-	tap_plan(40);
+	tap_plan(41);
 
 	check_other_forms(prefix);
 	check_fork_trace(prefix);
+	check_device_output(prefix);
 
 	setup();
 	snprintf(bad, sizeof(bad), "%s.no-such-dir/trace.json", prefix);

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -472,10 +473,15 @@ static elt_status open_report(struct timing *t)
 	return ELT_OK;
 }
 
+/* A regular file only: "w" never emptied a device or a pipe either
+ * (/dev/null, /dev/stdout), where ftruncate() fails. */
 static void empty_report(struct timing *t)
 {
+	struct stat st;
+
 	fflush(t->out);
-	if (t->out != stderr && ftruncate(fileno(t->out), 0) != 0)
+	if (t->out != stderr && fstat(fileno(t->out), &st) == 0 && S_ISREG(st.st_mode) &&
+	    ftruncate(fileno(t->out), 0) != 0)
 		elt_report("timing: output: cannot empty the file: %s", strerror(errno));
 }
 
