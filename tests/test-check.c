@@ -4,7 +4,7 @@
  * says which; checks for the whole run (200,000 sequential invocations,
  * each with a continuation of its own); and never says PASS over what it
  * could not check (max-pending reached: INCOMPLETE, with the count, and no
- * invented error).
+ * invented error); a spec it refuses leaves the file it names as it was.
  */
 #define ELT_PLUGIN_STATIC 1
 #include "tap.h"
@@ -76,10 +76,33 @@ static void read_report(struct report *r)
 
 #define HAS(r, s) (strstr((r)->text, (s)) != NULL)
 
+/* A refused spec must not have emptied the report of the last run. */
+static void check_refused_keeps_output(void)
+{
+	struct report kept;
+	char spec[128];
+	int fd;
+
+	snprintf(kept.path, sizeof(kept.path), "/tmp/asyncelt-check-XXXXXX");
+	fd = mkstemp(kept.path);
+	if (fd < 0 || write(fd, "keep\n", 5) != 5)
+		tap_bail("mkstemp or write failed");
+	close(fd);
+	snprintf(spec, sizeof(spec), "output=%s,bogus=1", kept.path);
+	is_int(elt_plugin_add(&elt_plugin_check, spec), ELT_E_BAD_OPTION,
+	       "an unknown option after output= is refused");
+	read_report(&kept);
+	is_str(kept.text, "keep\n", "and the file output= named is left as it was");
+	is_int(elt_plugin_add(&elt_plugin_check, "output="), ELT_E_BAD_OPTION,
+	       "an empty output= is refused: %s", elt_last_error());
+}
+
 int main(void)
 {
 	struct report errors, sequential, bounded;
 	uintptr_t k;
+
+	check_refused_keeps_output();
 
 	/* 1. sequence errors, seen by the first instance only */
 	add_check(&errors, "expect=Async:3,Plain:1");

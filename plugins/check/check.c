@@ -213,7 +213,9 @@ static elt_status parse_expect(struct check *c, const char *v, size_t len)
 	return ELT_OK;
 }
 
-static elt_status parse_options(struct check *c, const char *options)
+/* Its output's path goes to `path` (empty: none given), opened by the
+ * caller once every option is known good. */
+static elt_status parse_options(struct check *c, const char *options, char *path, size_t size)
 {
 	const char *cursor = options;
 	elt_option opt;
@@ -229,17 +231,11 @@ static elt_status parse_options(struct check *c, const char *options)
 			if (st == ELT_OK)
 				c->max_pending = (size_t)n;
 		} else if (elt_option_is(&opt, "output")) {
-			char path[4096];
-
-			snprintf(path, sizeof(path), "%.*s", (int)opt.value_len, opt.value);
-			if (c->out != stderr)
+			if (*path)
 				return elt_set_error(ELT_E_BAD_OPTION, "output given twice");
-			c->out = fopen(path, "w");
-			if (!c->out) {
-				c->out = stderr;
-				return elt_set_error(ELT_E_IO, "output: cannot write %s: %s",
-						     path, strerror(errno));
-			}
+			if (!opt.value_len)
+				return elt_set_error(ELT_E_BAD_OPTION, "output: no path given");
+			snprintf(path, size, "%.*s", (int)opt.value_len, opt.value);
 		} else {
 			return elt_set_error(ELT_E_BAD_OPTION, "unknown option \"%.*s\" "
 					     "(known: expect, max-pending, output)",
@@ -271,6 +267,7 @@ static void release(struct check *c)
 static elt_status check_init(const char *options, void **state)
 {
 	struct check *c = calloc(1, sizeof(*c));
+	char path[4096] = "";
 	elt_status st;
 
 	if (!c)
@@ -279,7 +276,11 @@ static elt_status check_init(const char *options, void **state)
 	c->tail = &c->functions;
 	c->unregistered.name = "(unregistered)";
 	c->out = stderr;
-	st = parse_options(c, options);
+	st = parse_options(c, options, path, sizeof(path));
+	if (st == ELT_OK && *path && !(c->out = fopen(path, "w"))) {
+		c->out = stderr;
+		st = elt_set_error(ELT_E_IO, "output: cannot write %s: %s", path, strerror(errno));
+	}
 	if (st != ELT_OK) {
 		release(c);
 		return st;
