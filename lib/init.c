@@ -120,9 +120,10 @@ static void pin_library(void)
 /* What is done before the program's own code runs. */
 __attribute__((constructor)) static void at_load(void)
 {
-	/* Their thread keys, before the program makes keys of its own. */
-	elt_error_load();
+	/* Their thread keys, before the program makes keys of its own; the
+	 * one a first segment sets first (threads.c, elt_threads_load). */
 	elt_threads_load();
+	elt_error_load();
 #if defined(_WIN32)
 	pin_library();
 #endif

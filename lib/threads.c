@@ -85,17 +85,21 @@ static void thread_exiting(void *value)
 {
 	struct thread_record *r = value;
 
-	/* The key is made at load, so it comes before the program's own in
-	 * each round of destructors, and their destructors may still report
-	 * segments, which the plugins should see before their thread_exit.
-	 * Set again, the value has this called in the next round, after
-	 * every destructor of this one.  Not a second time: values set in
-	 * the last round are dropped, and the round is not known. */
+#if !defined(_WIN32)
+	/* The program's destructors of this round may still report segments,
+	 * which the plugins should see before their thread_exit.  Set again,
+	 * the value has this called in the next round, after every
+	 * destructor of this one.  Not a second time: values set in the last
+	 * round are dropped, and the round is not known.  Not on Windows,
+	 * where MinGW's __thread may live on a key of its own (libgcc's
+	 * emulated TLS with winpthreads) whose destructor frees the thread's
+	 * block in the first round: the exit would read freed TLS. */
 	if (!r->exit_put_off) {
 		r->exit_put_off = 1;
 		if (pthread_setspecific(exit_key, r) == 0)
 			return;
 	}
+#endif
 	exit_hook();
 	/* A segment this thread reports later (another key's destructor) is
 	 * not reported: its plugins' thread_exit has run, and once the

@@ -5,7 +5,8 @@
  *
  *  1. In the first round: the library's exit waits a round for it, so the
  *     segment reaches the plugin, before its thread_exit.  With the exit
- *     in the first round, the segment was dropped.
+ *     in the first round, the segment was dropped, as it still is on
+ *     Windows, where the exit cannot wait (lib/threads.c).
  *  2. In a later round (the destructor set its value again): the thread's
  *     plugins' thread_exit has run and shutdown no longer waits for the
  *     thread, so no plugin callback may run for it.  Before, it reached
@@ -95,8 +96,14 @@ int main(void)
 	    pthread_create(&thread, NULL, worker, NULL) != 0 || pthread_join(thread, NULL) != 0)
 		tap_bail("pthread");
 	is_int(atomic_load(&destructor_rounds), 2, "the later destructor reported a segment in two rounds");
+#if !defined(_WIN32)
 	is_int(atomic_load(&entered), 2, "the first round's reached the plugin, before its thread_exit");
 	is_int(atomic_load(&late), 0, "the second round's did not: no callback after thread_exit");
+#else
+	is_int(atomic_load(&entered), 1, "the first round's did not reach the plugin (the exit "
+	       "ran first, and cannot wait a round on Windows)");
+	is_int(atomic_load(&late), 0, "nor did the second round's: no callback after thread_exit");
+#endif
 #if !defined(_WIN32)
 	is_int(atomic_load(&child_status), 0, "a fork from there: the child exits with 0");
 #else
