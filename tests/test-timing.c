@@ -418,7 +418,7 @@ int main(void)
 	snprintf(spec, sizeof(spec), "timing:trace=%s", bad);
 	snprintf(report_path, sizeof(report_path), "%s.kept.txt", prefix);
 	{
-		FILE *f = fopen(report_path, "w");
+		FILE *f = fopen(report_path, "wb");
 
 		if (!f || fputs("keep\n", f) < 0 || fclose(f) != 0)
 			tap_bail("cannot write %s", report_path);
