@@ -45,6 +45,18 @@ static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_record *threads;
 static pthread_key_t exit_key;
 
+#if defined(_WIN32)
+/*
+ * The exit key's value once the thread's exit has run.  MinGW's __thread
+ * may be libgcc's emulated TLS (the posix thread model), kept on a key of
+ * its own whose destructor frees the thread's block, in the round of this
+ * exit or a later one: a segment from a later destructor then finds
+ * elt_thread zeroed, as in a thread that never attached, and would attach
+ * it again.  The key says otherwise: attach reads it.
+ */
+static char thread_exited;
+#endif
+
 /* Every signal but the faults blocked, the old mask saved, around threads_lock held
  * where this thread's flag does not keep a handler's segment away from
  * it (a thread's first segment takes it).  plugins/common/fork-signals.h
@@ -85,7 +97,12 @@ static void thread_exiting(void *value)
 {
 	struct thread_record *r = value;
 
-#if !defined(_WIN32)
+#if defined(_WIN32)
+	if (value == &thread_exited) {  /* kept through every round */
+		pthread_setspecific(exit_key, &thread_exited);
+		return;
+	}
+#else
 	/* The program's destructors of this round may still report segments,
 	 * which the plugins should see before their thread_exit.  Set again,
 	 * the value has this called in the next round, after every
@@ -124,6 +141,9 @@ static void thread_exiting(void *value)
 	pthread_mutex_unlock(&threads_lock);
 	elt_pages_unmap(r, sizeof(*r));
 	elt_error_thread_exit();        /* after the plugins' thread_exit */
+#if defined(_WIN32)
+	pthread_setspecific(exit_key, &thread_exited);
+#endif
 }
 
 #if !defined(_WIN32)
@@ -227,6 +247,13 @@ int elt_thread_attach(void)
 						     memory_order_relaxed, memory_order_relaxed))
 		return flags == ELT_THREAD_ATTACHED;
 	atomic_signal_fence(memory_order_seq_cst);
+#if defined(_WIN32)
+	if (pthread_getspecific(exit_key) == &thread_exited) {  /* its TLS lost */
+		atomic_store_explicit(&elt_thread.flags, ELT_THREAD_UNATTACHABLE,
+				      memory_order_relaxed);
+		return 0;
+	}
+#endif
 	r = elt_pages_map(sizeof(*r));  /* not malloc: see pages.c */
 	/* Not reported: shutdown could not wait for it. */
 	if (!r || !elt_invocation_thread_init(&r->invocations)) {

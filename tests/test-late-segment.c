@@ -6,7 +6,10 @@
  *  1. In the first round: the library's exit waits a round for it, so the
  *     segment reaches the plugin, before its thread_exit.  With the exit
  *     in the first round, the segment was dropped, as it still is on
- *     Windows, where the exit cannot wait (lib/threads.c).
+ *     Windows, where the exit cannot wait (lib/threads.c).  There, with
+ *     MinGW's posix thread model, the thread's emulated TLS is freed in
+ *     the first round and comes back zeroed: the thread must not attach
+ *     again.
  *  2. In a later round (the destructor set its value again): the thread's
  *     plugins' thread_exit has run and shutdown no longer waits for the
  *     thread, so no plugin callback may run for it.  Before, it reached
