@@ -134,6 +134,34 @@ static void check_refused_keeps_file(void)
 	is_str(kept.text, "keep\n", "the file the refused specs named is as it was");
 }
 
+/* An output name longer than the plugin keeps is refused, not cut short
+ * to a name that may be another file's: here /tmp/././.../ and a last
+ * part that a cut at 4095 bytes leaves shorter, but whole. */
+static void check_long_name_refused(void)
+{
+	static char options[4400];
+	const size_t value = 7, length = 4200; /* after "output=" */
+	char cut[160];
+	size_t at, name;
+	int i;
+
+	at = (size_t)snprintf(options, sizeof(options), "output=/tmp/");
+	for (i = 0; i < 1998; i++)
+		at += (size_t)snprintf(options + at, sizeof(options) - at, "./");
+	name = at - value;      /* where the last part starts in the value */
+	at += (size_t)snprintf(options + at, sizeof(options) - at, "asyncelt-counting-%ld-",
+			       (long)getpid());
+	while (at < value + length)
+		options[at++] = 'x';
+	options[at] = '\0';
+	/* the file the value's first 4095 bytes name */
+	snprintf(cut, sizeof(cut), "/tmp/%.*s", (int)(4095 - name), options + value + name);
+	is_int(elt_plugin_add(&elt_plugin_counting, options), ELT_E_BAD_OPTION,
+	       "a %zu-byte output name is refused: %s", length, elt_last_error());
+	ok(access(cut, F_OK) != 0, "and the file its first 4095 bytes name is not made");
+	unlink(cut);
+}
+
 int main(void)
 {
 	pthread_t threads[EXITING + LINGERING], later[LATER];
@@ -142,6 +170,7 @@ int main(void)
 	uintptr_t i;
 
 	check_refused_keeps_file();
+	check_long_name_refused();
 	add_counting(&first);
 	add_counting(&second);
 	if (elt_register_function(ASYNC_ID, "Async", "v(K)", ELT_FUNCTION_ASYNC) ||

@@ -233,9 +233,13 @@ static elt_status parse_options(struct check *c, const char *options, char *path
 		} else if (elt_option_is(&opt, "output")) {
 			if (*path)
 				return elt_set_error(ELT_E_BAD_OPTION, "output given twice");
-			if (!opt.value_len)
-				return elt_set_error(ELT_E_BAD_OPTION, "output: no path given");
-			snprintf(path, size, "%.*s", (int)opt.value_len, opt.value);
+			/* cut short, it would name another file */
+			if (opt.value_len == 0 || opt.value_len >= size)
+				return elt_set_error(ELT_E_BAD_OPTION,
+						     "output: a file name of 1 to %d bytes",
+						     (int)size - 1);
+			memcpy(path, opt.value, opt.value_len);
+			path[opt.value_len] = '\0';
 		} else {
 			return elt_set_error(ELT_E_BAD_OPTION, "unknown option \"%.*s\" "
 					     "(known: expect, max-pending, output)",

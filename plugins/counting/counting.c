@@ -45,7 +45,14 @@ static elt_status counting_init(const char *options, void **out)
 			st = elt_set_error(ELT_E_BAD_OPTION, "output given twice");
 			break;
 		}
-		snprintf(path, sizeof(path), "%.*s", (int)opt.value_len, opt.value);
+		/* cut short, it would name another file */
+		if (opt.value_len == 0 || opt.value_len >= sizeof(path)) {
+			st = elt_set_error(ELT_E_BAD_OPTION, "output: a file name of 1 to %d bytes",
+					   (int)sizeof(path) - 1);
+			break;
+		}
+		memcpy(path, opt.value, opt.value_len);
+		path[opt.value_len] = '\0';
 		output = true;
 	}
 	if (st == ELT_OK && output && !(f = fopen(path, "w")))
