@@ -33,7 +33,7 @@
 #define CASE_SECONDS 20         /* a case still running then has stalled */
 
 static const elt_function_id WORK = 0x10;
-static atomic_int fork_now, forked_status = -1;
+static atomic_int fork_now, forker_recorded, forked_status = -1;
 static pthread_t forker;
 
 static void pause_ms(int ms)
@@ -60,6 +60,7 @@ static void *fork_when_told(void *arg)
 	(void)arg;
 	elt_emit_enter(WORK, NULL, NULL);       /* a buffer in each log */
 	elt_emit_leave(WORK, NULL, NULL);
+	atomic_store(&forker_recorded, 1);
 	if (!wait_for(&fork_now))
 		return NULL;
 	pid = fork();
@@ -102,7 +103,7 @@ static int between_two_logs(void)
 	if (!ok || elt_plugin_load(spec) != ELT_OK)
 		return 10;
 	start_forker();
-	pause_ms(50);   /* its segment recorded (the join below waits anyway) */
+	wait_for(&forker_recorded);     /* its segments in both logs */
 	if (elt_shutdown() != ELT_OK)
 		return 11;
 	return atomic_load(&forked_status) == 0 ? 0 : 12;
@@ -179,6 +180,9 @@ static int fork_during_walk(void)
 	if (elt_plugin_add(&elt_plugin_walker, NULL) != ELT_OK)
 		return 10;
 	start_forker();
+	/* its own invocation ended, or the walk could list it too (seen
+	 * under qemu: listed 2) */
+	wait_for(&forker_recorded);
 	elt_emit_enter(WORK, NULL, NULL);       /* live at the shutdown */
 	if (elt_shutdown() != ELT_OK)
 		return 11;
