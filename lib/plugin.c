@@ -434,26 +434,50 @@ void elt_plugins_stop(void)
  * means this instance. */
 static int plugin_finishing = -1;
 
+/*
+ * A failed fini is told here, naming the plugin, whatever the status:
+ * at exit nobody hears elt_shutdown's, and of several failures it
+ * returns one.  A failed check without a message printed its verdict.
+ */
+static void report_fini_failure(const struct elt_plugin_slot *p, elt_status st)
+{
+	const char *why = elt_last_error();
+
+	if (*why)
+		elt_report("%s: %s", p->name, why);
+	else if (st != ELT_E_CHECK_FAILED)
+		elt_report("%s: %s", p->name, elt_strerror(st));
+}
+
 elt_status elt_plugins_fini(void)
 {
 	unsigned n = elt_plugins_in_use();
 	elt_status result = ELT_OK;
+	char why[512] = "";     /* result's message, for elt_last_error() */
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
 		struct elt_plugin_slot *p = &elt_plugins[i];
 		elt_status st;
 
+		elt_clear_error();
 		plugin_finishing = (int)i;
 		st = p->fini ? p->fini(p->state) : ELT_OK;
 		plugin_finishing = -1;
-
+		if (st == ELT_OK)
+			continue;
+		report_fini_failure(p, st);
 		/* a failed check is what the caller must hear of first */
-		if (st != ELT_OK && (result == ELT_OK || st == ELT_E_CHECK_FAILED))
+		if (result == ELT_OK || (st == ELT_E_CHECK_FAILED && result != st)) {
 			result = st;
+			snprintf(why, sizeof(why), "%s: %s", p->name,
+				 *elt_last_error() ? elt_last_error() : elt_strerror(st));
+		}
 		/* Modules stay mapped: a thread still in a helper may be
 		 * returning through one. */
 	}
+	if (result != ELT_OK)
+		elt_set_error(result, "%s", why);
 	return result;
 }
 

@@ -255,7 +255,7 @@ static void release(struct check *c)
 {
 	struct function_check *f, *next;
 
-	if (c->out != stderr)
+	if (c->out && c->out != stderr)
 		fclose(c->out);
 	for (f = c->functions; f; f = next) {
 		next = f->next;
@@ -446,7 +446,8 @@ static elt_status check_fini(void *state)
 	unsigned long long suspended = 0, early = 0, problems = 0, pairs = 0;
 	size_t i, nmet = 0;
 	const char *verdict;
-	int p;
+	elt_status st = ELT_OK;
+	int p, unwritten;
 
 	fprintf(c->out, "asyncelt check report\n");
 	for (f = c->functions; f; f = f->next)
@@ -497,9 +498,16 @@ static elt_status check_fini(void *state)
 		"%llu suspensions and resumes checked, %llu not)\n", verdict, nmet,
 		c->nexpect, pairs, (unsigned long long)c->checked,
 		(unsigned long long)c->unchecked);
-	fflush(c->out);
+	/* A full disk shows at the flush, or earlier, in the error flag. */
+	unwritten = fflush(c->out) != 0 || ferror(c->out) ||
+		    (c->out != stderr && fclose(c->out) != 0);
+	c->out = NULL;
 	release(c);
-	return strcmp(verdict, "PASS") ? ELT_E_CHECK_FAILED : ELT_OK;
+	/* The library reports the message, whichever status goes with it. */
+	if (unwritten)
+		st = elt_set_error(ELT_E_IO, "the verdict could not be written: %s",
+				   strerror(errno));
+	return strcmp(verdict, "PASS") ? ELT_E_CHECK_FAILED : st;
 }
 
 ELT_PLUGIN_DEFINE(check,

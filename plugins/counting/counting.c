@@ -84,12 +84,19 @@ static void report(const elt_function_desc *fn, void *const *rows, size_t nrows,
 
 static elt_status counting_fini(void *out)
 {
-	fprintf(out, "asyncelt counting report\n%-24s %7s %7s %8s %7s %9s\n", "function",
+	FILE *f = out;
+	int failed;
+
+	fprintf(f, "asyncelt counting report\n%-24s %7s %7s %8s %7s %9s\n", "function",
 		"calls", "resumes", "suspends", "returns", "tailcalls");
-	elt_foreach_function_storage(&elt_plugin_counting, report, out);
-	if (out != stderr)
-		fclose(out);
-	return ELT_OK;
+	elt_foreach_function_storage(&elt_plugin_counting, report, f);
+	/* A full disk shows at the flush, or earlier, in the error flag. */
+	failed = fflush(f) != 0 || ferror(f);
+	if (f != stderr)
+		failed |= fclose(f) != 0;
+	/* The library reports it, naming the plugin. */
+	return failed ? elt_set_error(ELT_E_IO, "the report could not be written: %s",
+				      strerror(errno)) : ELT_OK;
 }
 
 ELT_PLUGIN_DEFINE(counting,

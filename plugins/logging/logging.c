@@ -340,8 +340,6 @@ static elt_status logging_fini(void *state)
 	struct logging *l = state;
 	elt_status st = l->binary ? binary_close(l->binary) : tbuf_close(l->out);
 
-	if (st != ELT_OK)
-		elt_report("logging: %s", elt_last_error());
 	free(l);
 	return st;
 }

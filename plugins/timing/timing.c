@@ -738,7 +738,8 @@ static elt_status timing_fini(void *state)
 {
 	struct timing *t = state;
 	struct live_count lc = { t, now_ns(t), 0 };
-	elt_status st = ELT_OK, closed;
+	elt_status st = ELT_OK, traced;
+	char trace_why[512] = "";
 
 	/* A fork child reports to its own file when the name has %p. */
 	if (t->out_pattern && t->pid != (int)getpid() && strstr(t->out_pattern, "%p")) {
@@ -750,13 +751,18 @@ static elt_status timing_fini(void *state)
 		empty_report(t);
 	}
 	report(t, &lc);
-	if (fflush(t->out) != 0)
-		st = elt_set_error(ELT_E_IO, "timing: the report could not be written: %s",
+	traced = tbuf_close(t->threads);
+	if (traced != ELT_OK)
+		snprintf(trace_why, sizeof(trace_why), "%s", elt_last_error());
+	/* The library reports the message set here.  A full disk shows at
+	 * the flush, or earlier, in the error flag. */
+	if (fflush(t->out) != 0 || ferror(t->out)) {
+		if (traced != ELT_OK)   /* one status for two failures */
+			elt_report("timing: trace: %s", trace_why);
+		st = elt_set_error(ELT_E_IO, "the report could not be written: %s",
 				   strerror(errno));
-	closed = tbuf_close(t->threads);
-	if (closed != ELT_OK) {
-		elt_report("timing: trace: %s", elt_last_error());
-		st = st ? st : closed;
+	} else if (traced != ELT_OK) {
+		st = elt_set_error(traced, "trace: %s", trace_why);
 	}
 	free_timing(t);
 	return st;
