@@ -1,6 +1,7 @@
 /*
- * Plugin option strings: "key=value,key=value", where an item without '='
- * continues the previous value ("expect=Work:25,Other:3").
+ * Plugin option strings: "key=value,key=value", where an item that does
+ * not start with a key and '=' continues the previous value
+ * ("expect=Work:25,Other:3").
  */
 #include "internal.h"
 
@@ -101,5 +102,21 @@ elt_status elt_option_number(const elt_option *opt, uint64_t min, uint64_t max,
 				     (int)(opt->value_len > 40 ? 40 : opt->value_len), opt->value,
 				     (unsigned long long)min, (unsigned long long)max);
 	*out = n;
+	return ELT_OK;
+}
+
+elt_status elt_option_copy(const elt_option *opt, char *buf, size_t size)
+{
+	if (!opt || !opt->key || !buf || size == 0)
+		return elt_set_error(ELT_E_INVALID_ARGUMENT,
+				     "elt_option_copy: NULL argument or size 0");
+	if (*buf)
+		return elt_set_error(ELT_E_BAD_OPTION, "%.*s given twice",
+				     (int)opt->key_len, opt->key);
+	if (opt->value_len == 0 || opt->value_len >= size)
+		return elt_set_error(ELT_E_BAD_OPTION, "%.*s: a value of 1 to %zu bytes, not %zu",
+				     (int)opt->key_len, opt->key, size - 1, opt->value_len);
+	memcpy(buf, opt->value, opt->value_len);
+	buf[opt->value_len] = '\0';
 	return ELT_OK;
 }

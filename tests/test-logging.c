@@ -43,7 +43,7 @@ int main(void)
 	int t, forked = 0;
 	long child = 0;
 
-	tap_plan(33);
+	tap_plan(34);
 	if (elt_register_function(WORK, "Work", "l(K i d)", ELT_FUNCTION_ASYNC) ||
 	    elt_register_function(PLAIN, "Plain", "v(p)", 0))
 		tap_bail("register: %s", elt_last_error());
@@ -57,6 +57,8 @@ int main(void)
 	ok(strstr(elt_last_error(), "xml") != NULL, "the error quotes it: %s", elt_last_error());
 	is_int(elt_plugin_load("logging:colour=yes"), ELT_E_BAD_OPTION,
 	       "an unknown option is refused");
+	is_int(elt_plugin_load("logging:output=/dev/null,output=/dev/null"), ELT_E_BAD_OPTION,
+	       "output given twice is refused: %s", elt_last_error());
 	is_int(elt_plugin_load("logging:buffer=8"), ELT_E_BAD_OPTION, "buffer=8 is too small");
 	/* strtoul took "-5" as 2^64 - 5, and the buffer's size wrapped */
 	is_int(elt_plugin_load("logging:buffer=-5"), ELT_E_BAD_OPTION, "buffer=-5 is refused");

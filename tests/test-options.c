@@ -1,4 +1,5 @@
-/* Plugin option strings: elt_option_next() and elt_option_is(). */
+/* Plugin option strings: elt_option_next(), elt_option_is(),
+ * elt_option_number() and elt_option_copy(). */
 #include "tap.h"
 
 #include <asyncelt/plugin.h>
@@ -78,6 +79,44 @@ static void test_number(void)
 	       "nor 10^20");
 }
 
+/* elt_option_copy of each option of `text` in turn into one buffer of
+ * `size` bytes: the buffer, or the first error's message and the buffer
+ * as that left it. */
+static const char *copy(const char *text, size_t size)
+{
+	static char result[256];
+	char buf[16] = "";
+	const char *cursor = text;
+	elt_option opt;
+
+	memset(buf + 1, '#', sizeof(buf) - 2);  /* a copy without its NUL shows */
+	while (elt_option_next(&cursor, &opt) == ELT_OK && opt.key)
+		if (elt_option_copy(&opt, buf, size) != ELT_OK) {
+			snprintf(result, sizeof(result), "%s [%s]", elt_last_error(), buf);
+			return result;
+		}
+	snprintf(result, sizeof(result), "%s", buf);
+	return result;
+}
+
+static void test_copy(void)
+{
+	elt_option opt = { "k", 1, "v", 1 };
+	char buf[4] = "";
+
+	is_str(copy("output=abc", 4), "abc", "a value that fits, its NUL the last byte");
+	is_str(copy("output=abcd", 4), "output: a value of 1 to 3 bytes, not 4 []",
+	       "one byte more is refused, not cut short");
+	is_str(copy("output=", 4), "output: a value of 1 to 3 bytes, not 0 []",
+	       "an empty value is refused");
+	is_str(copy("output=a,output=b", 4), "output given twice [a]",
+	       "a second value is refused, the first kept");
+	is_int(elt_option_copy(&opt, buf, 0), ELT_E_INVALID_ARGUMENT, "size 0");
+	is_int(elt_option_copy(NULL, buf, 4), ELT_E_INVALID_ARGUMENT, "NULL option");
+	is_int(elt_option_copy(&opt, NULL, 4), ELT_E_INVALID_ARGUMENT, "NULL buffer");
+	is_str(buf, "", "the buffer untouched by the refusals");
+}
+
 int main(void)
 {
 	const char *cursor;
@@ -111,5 +150,6 @@ int main(void)
 	ok(elt_option_is(&opt, "output") && !elt_option_is(&opt, "out") &&
 	   !elt_option_is(&opt, "outputs"), "elt_option_is matches the whole key");
 	test_number();
+	test_copy();
 	return tap_done();
 }

@@ -407,7 +407,7 @@ int main(void)
 	char spec[1024], report_path[300], trace_path[300], bad[300];
 	char *report, *trace;
 
-	tap_plan(41);
+	tap_plan(42);
 
 	check_other_forms(prefix);
 	check_fork_trace(prefix);
@@ -432,6 +432,8 @@ int main(void)
 	unlink(report_path);
 	is_int(elt_plugin_load("timing:format=xml"), ELT_E_BAD_OPTION, "format=xml is refused");
 	is_int(elt_plugin_load("timing:bins=4"), ELT_E_BAD_OPTION, "an unknown option is refused");
+	is_int(elt_plugin_load("timing:trace=/dev/null,output=/dev/null,trace=/dev/null"),
+	       ELT_E_BAD_OPTION, "trace given twice is refused: %s", elt_last_error());
 
 	snprintf(report_path, sizeof(report_path), "%s.json", prefix);
 	snprintf(trace_path, sizeof(trace_path), "%s-trace.json", prefix);

@@ -175,9 +175,11 @@ typedef void (*elt_function_storage_fn)(const elt_function_desc *function,
 ELT_API void elt_foreach_function_storage(const elt_plugin *self, elt_function_storage_fn fn,
 					  void *arg);
 
-/* Plugin options: "key=value,key=value".  An item without '=' continues
- * the previous value, so lists read naturally: "expect=Work:25,Other:3,
- * out=report.txt" gives expect = "Work:25,Other:3" and out = "report.txt".
+/* Plugin options: "key=value,key=value".  An item that does not start
+ * with a key (letters, digits, '_', '-', '.') and '=' continues the
+ * previous value, so lists read naturally: "expect=Work:25,Other:3,
+ * output=report.txt" gives expect = "Work:25,Other:3" and output =
+ * "report.txt".
  * Iterate with:
  *
  *     const char *cursor = options;
@@ -203,6 +205,12 @@ ELT_API int elt_option_is(const elt_option *opt, const char *key);
  * and the range; *out is then left alone. */
 ELT_API elt_status elt_option_number(const elt_option *opt, uint64_t min, uint64_t max,
 				     uint64_t *out);
+/* The option's value copied into buf with its NUL, for a file name and
+ * the like.  buf must start as "": a second value for the same key is
+ * refused, as is an empty one or one that does not fit (cut short, a file
+ * name would name another file); each is ELT_E_BAD_OPTION with a message
+ * naming the option, and buf is then left alone. */
+ELT_API elt_status elt_option_copy(const elt_option *opt, char *buf, size_t size);
 
 /* Prints "asyncelt: message" on stderr (or passes it to the handler set
  * below).  For plugin reports and diagnostics, never on the hot path. */

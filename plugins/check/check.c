@@ -231,15 +231,7 @@ static elt_status parse_options(struct check *c, const char *options, char *path
 			if (st == ELT_OK)
 				c->max_pending = (size_t)n;
 		} else if (elt_option_is(&opt, "output")) {
-			if (*path)
-				return elt_set_error(ELT_E_BAD_OPTION, "output given twice");
-			/* cut short, it would name another file */
-			if (opt.value_len == 0 || opt.value_len >= size)
-				return elt_set_error(ELT_E_BAD_OPTION,
-						     "output: a file name of 1 to %d bytes",
-						     (int)size - 1);
-			memcpy(path, opt.value, opt.value_len);
-			path[opt.value_len] = '\0';
+			st = elt_option_copy(&opt, path, size);
 		} else {
 			return elt_set_error(ELT_E_BAD_OPTION, "unknown option \"%.*s\" "
 					     "(known: expect, max-pending, output)",

@@ -49,12 +49,9 @@ static elt_status parse_options(const char *options, char *path, size_t path_siz
 
 	while ((st = elt_option_next(&cursor, &opt)) == ELT_OK && opt.key) {
 		if (elt_option_is(&opt, "output")) {
-			if (opt.value_len == 0 || opt.value_len >= path_size)
-				return elt_set_error(ELT_E_BAD_OPTION,
-						     "output: a file name of 1 to %zu bytes",
-						     path_size - 1);
-			memcpy(path, opt.value, opt.value_len);
-			path[opt.value_len] = '\0';
+			st = elt_option_copy(&opt, path, path_size);
+			if (st != ELT_OK)
+				return st;
 		} else if (elt_option_is(&opt, "format") && opt.value_len == 4 &&
 			   memcmp(opt.value, "json", 4) == 0) {
 			*format = JSON;

@@ -425,12 +425,9 @@ static elt_status parse_options(struct timing *t, const char *options, char *out
 			   : elt_option_is(&opt, "trace") ? trace : NULL;
 
 		if (path) {
-			if (opt.value_len == 0 || opt.value_len >= PATH_SIZE)
-				return elt_set_error(ELT_E_BAD_OPTION,
-						     "%.*s: a file name of 1 to %d bytes",
-						     (int)opt.key_len, opt.key, PATH_SIZE - 1);
-			memcpy(path, opt.value, opt.value_len);
-			path[opt.value_len] = '\0';
+			st = elt_option_copy(&opt, path, PATH_SIZE);
+			if (st != ELT_OK)
+				return st;
 		} else if (elt_option_is(&opt, "format")) {
 			static const char *const names[] = { "table", "csv", "json" };
 			unsigned i;
