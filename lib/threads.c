@@ -108,9 +108,7 @@ static void thread_exiting(void *value)
 	 * the value has this called in the next round, after every
 	 * destructor of this one.  Not a second time: values set in the last
 	 * round are dropped, and the round is not known.  Not on Windows,
-	 * where MinGW's __thread may live on a key of its own (libgcc's
-	 * emulated TLS with winpthreads) whose destructor frees the thread's
-	 * block in the first round: the exit would read freed TLS. */
+	 * whose __thread may be freed in the first round (thread_exited). */
 	if (!r->exit_put_off) {
 		r->exit_put_off = 1;
 		if (pthread_setspecific(exit_key, r) == 0)

@@ -95,6 +95,9 @@ static void check_refused_keeps_output(void)
 	is_str(kept.text, "keep\n", "and the file output= named is left as it was");
 	is_int(elt_plugin_add(&elt_plugin_check, "output="), ELT_E_BAD_OPTION,
 	       "an empty output= is refused: %s", elt_last_error());
+	/* an empty $LIST in "expect=$LIST" would pass, checking nothing */
+	is_int(elt_plugin_add(&elt_plugin_check, "expect="), ELT_E_BAD_OPTION,
+	       "an empty expect= is refused: %s", elt_last_error());
 }
 
 int main(void)

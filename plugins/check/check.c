@@ -174,6 +174,9 @@ static void drop(struct pending_table *t, struct pending *p)
 
 static elt_status parse_expect(struct check *c, const char *v, size_t len)
 {
+	/* "expect=$LIST" with an empty list would pass, checking nothing */
+	if (len == 0)
+		return elt_set_error(ELT_E_BAD_OPTION, "expect: no NAME:PAIRS given");
 	while (len) {
 		size_t item = strcspn(v, ",");
 		const char *colon = memchr(v, ':', item < len ? item : len);
