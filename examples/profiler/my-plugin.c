@@ -8,7 +8,8 @@
  *
  *     Work=5/20/20/5,WorkVoid=1/2/2/1
  *
- * means Work made 5 calls, 20 resumes, 20 suspends and 5 final returns.
+ * means Work made 5 calls, 20 resumes, 20 suspends and 5 final returns
+ * (a name is a key: letters, digits, '_', '-' and '.').
  * A function that does not match makes fini fail, and elt_shutdown() with
  * it.  Each thread counts in its own row per function, which the library
  * keeps (function_storage): no lock and no atomic per segment.  fini sums
@@ -19,6 +20,7 @@
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,7 @@ extern const elt_plugin elt_plugin_segment_kinds;       /* fini reads its rows *
 
 /* A thread's row for a function: the library keeps one per thread. */
 struct counts {
-	unsigned long kind[ELT_SEGMENT_KIND_COUNT];
+	uint64_t kind[ELT_SEGMENT_KIND_COUNT];  /* 64 bits on every ABI */
 };
 
 #define MAX_EXPECT 8
@@ -111,7 +113,8 @@ static void report(const elt_function_desc *fn, void *const *rows, size_t nrows,
 	for (i = 0; i < nrows; i++)
 		for (k = 0; k < ELT_SEGMENT_KIND_COUNT; k++)
 			total.kind[k] += ((const struct counts *)rows[i])->kind[k];
-	printf("%-12s %8lu %8lu %8lu %8lu %9lu\n", fn->name,
+	printf("%-12s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 "\n",
+	       fn->name,
 	       total.kind[ELT_SEGMENT_CALL], total.kind[ELT_SEGMENT_RESUME],
 	       total.kind[ELT_SEGMENT_SUSPEND], total.kind[ELT_SEGMENT_RETURN],
 	       total.kind[ELT_SEGMENT_TAILCALL]);
@@ -152,4 +155,8 @@ ELT_PLUGIN_DEFINE(segment_kinds,
 	.leave = segment_kinds_count,
 	.tailcall = segment_kinds_count,
 	.function_storage = sizeof(struct counts),
-	.fini = segment_kinds_fini);
+	.fini = segment_kinds_fini,
+	/* What makes it cheap: it never asks for a logical invocation, so
+	 * none is stitched for it, and its integers leave the FP control
+	 * state alone, so the helpers skip saving it (plugins.md). */
+	.flags = ELT_PLUGIN_NO_INVOCATIONS | ELT_PLUGIN_NO_FLOAT);

@@ -71,9 +71,9 @@ elt_status tbuf_open(struct tbuf_set **out, const char *option, const char *path
  * message, when a write failed at any time. */
 elt_status tbuf_close(struct tbuf_set *set);
 
-/* This thread's buffers, one per set it wrote to: one pointer of
- * initial-exec TLS per module, so an access is one instruction and never
- * allocates, even in a dlopen()ed plugin. */
+/* This thread's buffers, one per set it wrote to: initial-exec TLS (a
+ * pointer here, two words more in tbuf.c), so an access is one
+ * instruction and never allocates, even in a dlopen()ed plugin. */
 #if defined(_WIN32)
 # define TBUF_TLS __thread
 #else

@@ -257,10 +257,10 @@ static void trace_invocation(struct timing *t, struct tbuf *b, struct invocation
 
 struct segment {
 	struct timing *t;
-	struct timing_thread *u;
-	struct tbuf *b;
+	struct timing_thread *mine;     /* this thread's samples */
+	struct tbuf *buf;               /* and its trace buffer */
 	elt_invocation inv;
-	struct invocation_record *r;    /* the invocation's storage */
+	struct invocation_record *record;       /* the invocation's storage */
 };
 
 /* What every callback needs; false when the segment cannot be timed.
@@ -271,11 +271,11 @@ static inline __attribute__((always_inline)) bool
 segment_of(const elt_info *info, struct timing *t, struct segment *s, bool ids)
 {
 	s->t = t;
-	s->b = tbuf_get(t->threads);
-	if (!s->b)
+	s->buf = tbuf_get(t->threads);
+	if (!s->buf)
 		return false;
-	s->u = tbuf_user(s->b);
-	if (!(s->r = elt_get_invocation_storage(info))) {
+	s->mine = tbuf_user(s->buf);
+	if (!(s->record = elt_get_invocation_storage(info))) {
 		atomic_fetch_add_explicit(&t->no_memory, 1, memory_order_relaxed);
 		return false;
 	}
@@ -301,15 +301,15 @@ static void timing_enter(const elt_info *info, void *state)
 
 	if (!segment_of(info, t, &s, t->trace || elt_get_segment_kind(info) == ELT_SEGMENT_RESUME))
 		return;
-	r = s.r;
+	r = s.record;
 	if (!r->segments) {     /* its initial call (or a resume never seen suspending) */
 		r->f = times_of(t, info);
 		r->start = now;
 		r->start_thread = s.inv.thread;
-		new_sample(t, s.u, r->f, SAMPLE_CALL);
+		new_sample(t, s.mine, r->f, SAMPLE_CALL);
 	} else {        /* a resume */
 		if (!r->running)        /* its suspension's Leave was seen */
-			new_sample(t, s.u, r->f, SAMPLE_RESUME)->wall = now - r->suspended;
+			new_sample(t, s.mine, r->f, SAMPLE_RESUME)->wall = now - r->suspended;
 		r->hops += s.inv.thread != s.inv.previous_thread;
 	}
 	r->segments++;
@@ -329,7 +329,7 @@ static void timing_leave(const elt_info *info, void *state)
 	bool suspends = elt_get_segment_kind(info) == ELT_SEGMENT_SUSPEND;
 	bool flow_in;
 
-	if (!segment_of(info, t, &s, t->trace) || !(r = s.r)->segments)
+	if (!segment_of(info, t, &s, t->trace) || !(r = s.record)->segments)
 		return;         /* began before the plugin was added */
 	r->active += now - r->segment_start;
 	r->running = false;
@@ -337,25 +337,25 @@ static void timing_leave(const elt_info *info, void *state)
 	r->flow_pending = suspends;
 	if (t->trace) {
 		/* a new thread, a reused buffer, or a fork child's trace */
-		if (s.u->named_tid != r->thread ||
-		    s.u->named_process != tbuf_process(s.b)) {
-			s.u->named_tid = r->thread;
-			s.u->named_process = tbuf_process(s.b);
-			trace_thread_name(s.b, tbuf_pid(t->threads), r->thread);
+		if (s.mine->named_tid != r->thread ||
+		    s.mine->named_process != tbuf_process(s.buf)) {
+			s.mine->named_tid = r->thread;
+			s.mine->named_process = tbuf_process(s.buf);
+			trace_thread_name(s.buf, tbuf_pid(t->threads), r->thread);
 		}
-		trace_segment(t, s.b, r, s.inv.id, now, flow_in, suspends, false);
+		trace_segment(t, s.buf, r, s.inv.id, now, flow_in, suspends, false);
 	}
 	if (suspends) {
 		r->suspended = now;
 		return;
 	}
-	x = new_sample(t, s.u, r->f, SAMPLE_RETURN);
+	x = new_sample(t, s.mine, r->f, SAMPLE_RETURN);
 	x->wall = now - r->start;
 	x->active = r->active;
 	x->segments = r->segments;
 	x->hops = r->hops;
 	if (t->trace)
-		trace_invocation(t, s.b, r, s.inv.id, now, false);
+		trace_invocation(t, s.buf, r, s.inv.id, now, false);
 }
 
 static void timing_thread_exit(void *state)
@@ -450,8 +450,8 @@ static elt_status parse_options(struct timing *t, const char *options, char *out
 	return st;
 }
 
-/* Opens the report file (a fork child opens its own when the name has %p). */
-/* Opened, not emptied: init empties it (empty_report) once the trace has
+/* Opens the report file (a fork child opens its own when the name has
+ * %p), not emptied: init empties it (empty_report) once the trace has
  * opened too, so that a refused spec leaves an existing report whole. */
 static elt_status open_report(struct timing *t)
 {
