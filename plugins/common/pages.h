@@ -3,7 +3,9 @@
  * thread's buffer, pools, histograms): mapped, not malloc'd, since a
  * segment may come from a signal handler that interrupted malloc, with
  * errno kept as the interrupted code had it (doc/runtime.md).  Shared by
- * the plugins, compiled into each.
+ * the plugins, compiled into each.  lib/pages.c is its twin inside the
+ * library: plugins, and the copies authors make of them, see only the
+ * public API, and the library exports no allocator.
  */
 #ifndef ELT_PLUGINS_PAGES_H
 #define ELT_PLUGINS_PAGES_H
