@@ -410,9 +410,13 @@ void elt_plugins_thread_exit(void)
 	 * does not run. */
 	if (!elt_callback_begin())
 		return;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/* One before may have shut the library down (run_callbacks). */
+		if (i && !atomic_load_explicit(&elt_armed, memory_order_relaxed))
+			break;
 		if (elt_plugins[i].thread_exit)
 			elt_plugins[i].thread_exit(elt_plugins[i].state);
+	}
 	elt_callback_end_at_exit();
 }
 
