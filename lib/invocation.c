@@ -66,7 +66,8 @@ static _Atomic uint64_t exited_started, exited_completed;
  * continuation; $ASYNCELT_RESUME_WAIT_MS. */
 #define DEFAULT_RESUME_WAIT_MS 50
 #define MAX_RESUME_WAIT_MS 10000
-static long resume_wait_ns = DEFAULT_RESUME_WAIT_MS * 1000000L;
+/* 64 bits: a long of 32 (i386, arm, Win64) held 2147 ms at most. */
+static int64_t resume_wait_ns = DEFAULT_RESUME_WAIT_MS * INT64_C(1000000);
 
 /* --- the continuation table ----------------------------------------------
  *
@@ -705,12 +706,12 @@ static struct elt_invocation_record *take(uintptr_t continuation,
  * threads end newer segments first lets go early, and the wait never
  * exceeds resume_wait_ns in any case.
  */
-static long elapsed_ns(const struct timespec *from)
+static int64_t elapsed_ns(const struct timespec *from)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - from->tv_sec) * 1000000000L + (now.tv_nsec - from->tv_nsec);
+	return (int64_t)(now.tv_sec - from->tv_sec) * 1000000000 + (now.tv_nsec - from->tv_nsec);
 }
 
 struct evidence {
@@ -1266,7 +1267,7 @@ void elt_invocations_init(void)
 			   DEFAULT_RESUME_WAIT_MS);
 		return;
 	}
-	resume_wait_ns = ms * 1000000L;
+	resume_wait_ns = ms * INT64_C(1000000);
 }
 
 /* --- the public getters -------------------------------------------------- */
