@@ -10,6 +10,7 @@
 #include "owned-mutex.h"
 #include "plugin-spec.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,8 +327,16 @@ static int is_path(const char *name)
 	       (n > k && strcmp(name + n - k, MODULE_SUFFIX) == 0);
 }
 
+/* Whether snprintf's `written` fit in `size`: a path cut short may name
+ * another module, which would load in its place. */
+static int fits(int written, size_t size)
+{
+	return written >= 0 && (size_t)written < size;
+}
+
 /* Finds asyncelt-NAME.so (.dll) on $ASYNCELT_PLUGIN_PATH, then in the install
- * directory.  Returns 0 and fills `path` with the last candidate tried. */
+ * directory.  Returns 0 and fills `path` with the last candidate tried; a
+ * candidate too long for `path` is not tried. */
 static int find_module(const char *name, char *path, size_t size)
 {
 	const char *dirs = getenv("ASYNCELT_PLUGIN_PATH");
@@ -337,29 +346,32 @@ static int find_module(const char *name, char *path, size_t size)
 		const char sep[2] = { PATH_SEPARATOR, 0 };
 		size_t len = strcspn(d, sep);
 
-		if (len) {
-			snprintf(path, size, "%.*s/asyncelt-%s" MODULE_SUFFIX, (int)len, d, name);
-			if (access(path, F_OK) == 0)
-				return 1;
-		}
+		if (len && len <= INT_MAX &&
+		    fits(snprintf(path, size, "%.*s/asyncelt-%s" MODULE_SUFFIX, (int)len, d, name),
+			 size) &&
+		    access(path, F_OK) == 0)
+			return 1;
 		d += len + (d[len] == PATH_SEPARATOR);
 	}
-	snprintf(path, size, "%s/asyncelt-%s" MODULE_SUFFIX, ELT_PLUGIN_DIR, name);
-	return access(path, F_OK) == 0;
+	return fits(snprintf(path, size, "%s/asyncelt-%s" MODULE_SUFFIX, ELT_PLUGIN_DIR, name),
+		    size) &&
+	       access(path, F_OK) == 0;
 }
 
 static elt_status load_one(const char *name, const char *options)
 {
-	const elt_plugin *(*entry)(void);
+	const elt_plugin *(*entry)(void), *desc;
 	char path[4096], why[256];
 	void *module;
 	elt_status st;
 
 	if (!*name)
 		return elt_set_error(ELT_E_PLUGIN, "empty plugin name in the specification");
-	if (is_path(name))
-		snprintf(path, sizeof(path), "%s", name);
-	else if (!find_module(name, path, sizeof(path)))
+	if (is_path(name)) {
+		if (!fits(snprintf(path, sizeof(path), "%s", name), sizeof(path)))
+			return elt_set_error(ELT_E_PLUGIN, "plugin %.40s...: a path of %zu bytes, "
+					     "at most %zu", name, strlen(name), sizeof(path) - 1);
+	} else if (!find_module(name, path, sizeof(path)))
 		return elt_set_error(ELT_E_PLUGIN,
 				     "plugin %s: no asyncelt-%s" MODULE_SUFFIX " in $ASYNCELT_PLUGIN_PATH "
 				     "(%s) nor in %s", name, name,
@@ -376,12 +388,13 @@ static elt_status load_one(const char *name, const char *options)
 				     "plugin %s: %s has no %s() (declare it with "
 				     "ELT_PLUGIN_DEFINE)", name, path, ELT_PLUGIN_ENTRY_SYMBOL);
 	}
-	if (!entry()) {
+	desc = entry();
+	if (!desc) {
 		module_close(module);
 		return elt_set_error(ELT_E_PLUGIN, "plugin %s: %s() in %s returned NULL",
 				     name, ELT_PLUGIN_ENTRY_SYMBOL, path);
 	}
-	st = add(entry(), options, module);
+	st = add(desc, options, module);
 	if (st != ELT_OK)
 		module_close(module);
 	return st;

@@ -39,6 +39,44 @@ static elt_status load(const char *spec)
 
 #define HAS(s) (strstr(messages, s) != NULL)
 
+#if defined(_WIN32)
+# define MODULE_SUFFIX ".dll"
+#else
+# define MODULE_SUFFIX ".so"
+#endif
+
+/* A path longer than the loader keeps is refused, not cut short: here
+ * DIR/././.../asyncelt-counting.so, the counting module, fills 4095
+ * bytes, and a path that goes on past it names nothing.  Cut at 4095
+ * bytes, it loaded the counting plugin and returned ELT_OK. */
+static void check_long_path_refused(void)
+{
+	static char spec[4200];
+	const char *dirs = getenv("ASYNCELT_PLUGIN_PATH");
+	const char *file = "asyncelt-counting" MODULE_SUFFIX;
+	size_t dir = strcspn(dirs, ":;"), at;
+	elt_status st;
+
+	if (memchr(dirs, ':', dir) || dir + strlen(file) + 2 > 4095) {
+		tap_skip(1, "the plugin directory does not fit the test");
+		return;
+	}
+	memcpy(spec, dirs, dir);
+	at = dir;
+	spec[at++] = '/';
+	if ((4095 - at - strlen(file)) % 2)
+		spec[at++] = '/';
+	while (at + strlen(file) < 4095) {
+		spec[at++] = '.';
+		spec[at++] = '/';
+	}
+	at += (size_t)snprintf(spec + at, sizeof(spec) - at, "%s.not-here/x" MODULE_SUFFIX, file);
+	st = load(spec);
+	ok(st == ELT_E_PLUGIN && HAS("at most 4095"),
+	   "a %zu-byte path whose first 4095 bytes name a module is refused: %.200s", at,
+	   messages);
+}
+
 int main(void)
 {
 	elt_plugin old = elt_plugin_good, tiny = elt_plugin_good;
@@ -89,6 +127,7 @@ int main(void)
 	st = load("check:max-pending=lots");
 	ok(st == ELT_E_BAD_OPTION && HAS("max-pending") && HAS("lots"),
 	   "a malformed bound: %s", messages);
+	check_long_path_refused();
 	st = load("counting:output=/nonexistent/dir/report.txt");
 	ok(st == ELT_E_IO && HAS("/nonexistent/dir/report.txt"),
 	   "an unwritable output file: %s", messages);
