@@ -19,7 +19,7 @@
 static char told[MAX_TOLD][640];
 static int ntold;
 
-static void tell(const char *message, void *data)
+static void capture_report(const char *message, void *data)
 {
 	(void)data;
 	if (ntold < MAX_TOLD)
@@ -63,7 +63,7 @@ int main(void)
 	tap_skip_all("/dev/full is Linux's");
 #endif
 	tap_plan(9);
-	elt_set_diagnostic_handler(tell, NULL);
+	elt_set_diagnostic_handler(capture_report, NULL);
 	if (elt_plugin_load("counting:output=/dev/full;"
 			    "check:output=/dev/full,expect=Work:1;"
 			    "timing:output=/dev/full;logging:output=/dev/full") != ELT_OK ||
