@@ -137,14 +137,15 @@ static bool shadow_push(const void *key, elt_function_id id, bool builtin)
 	return true;
 }
 
+static bool shadow_on_top(const void *key)
+{
+	return shadow.depth > 0 && shadow.frames[shadow.depth - 1].key == key;
+}
+
 /* The id of the frame on top if it is `key` (popped), else 0. */
 static elt_function_id shadow_pop(const void *key)
 {
-	if (shadow.depth == 0 || shadow.frames[shadow.depth - 1].key != key) {
-		adapter_counters.skipped_leaves++;
-		return 0;
-	}
-	return shadow.frames[--shadow.depth].id;
+	return shadow_on_top(key) ? shadow.frames[--shadow.depth].id : 0;
 }
 
 /* --- registration -------------------------------------------------------- */
@@ -369,13 +370,50 @@ static void end_vanished(const struct code_entry *ended, PyObject *gen)
 	report_status(elt_emit_leave(id, &no_result, NULL), "ending a vanished coroutine");
 }
 
+/*
+ * A coroutine seen suspending runs again, and CPython has not said so: a
+ * throw() into it that what it awaits absorbs (returning) goes on past the
+ * await without a CALL event (_gen_throw sends the value on), and a signal
+ * handler's exception ends a frame at its RESUME before the event.  Its
+ * resume is reported at its first sign of life: a frame it calls (a throw
+ * delegated to what it awaits links it as the caller, running), a builtin
+ * it calls, or its own Leave; a CALL event CPython then gives it finds it
+ * resumed.  Its segments pair, and what it calls has it for a parent.
+ * Counted in `unannounced`.
+ */
+static void resume_unannounced(PyFrameObject *frame)
+{
+	PyCodeObject *code = PyFrame_GetCode(frame);
+	struct code_entry *entry = pointer_map_get(&code_entries, code);
+	PyObject *gen = entry && entry->is_async ? PyFrame_GetGenerator(frame) : NULL;
+
+	Py_DECREF(code);
+	if (gen && pointer_map_get(&suspended, gen) == entry &&
+	    shadow_push(frame, (elt_function_id)entry->code, false)) {
+		pointer_map_remove(&suspended, gen);
+		adapter_counters.unannounced++;
+		adapter_counters.enters++;
+		report_status(elt_emit_enter((elt_function_id)entry->code, NULL, gen),
+			      "unannounced resume");
+	}
+	Py_XDECREF(gen);
+}
+
 static void frame_entered(PyFrameObject *frame)
 {
 	struct code_entry *entry = entry_of(frame);
+	PyFrameObject *caller;
 	void *continuation = NULL;
 
 	if (!entry || entry->ignored)
 		return;
+	/* Resumed already, when what it delegated a throw() to ran. */
+	if (entry->is_async && shadow_on_top(frame))
+		return;
+	caller = PyFrame_GetBack(frame);
+	if (caller && !shadow_on_top(caller))
+		resume_unannounced(caller);
+	Py_XDECREF(caller);
 	if (entry->is_async) {
 		PyObject *gen = PyFrame_GetGenerator(frame);
 
@@ -426,10 +464,15 @@ static bool left_at_yield(const struct code_entry *entry, PyFrameObject *frame,
 
 static void frame_left(PyFrameObject *frame, PyObject *result)
 {
-	elt_function_id id = shadow_pop(frame);
+	elt_function_id id;
 
-	if (!id)
+	if (!shadow_on_top(frame))
+		resume_unannounced(frame);
+	id = shadow_pop(frame);
+	if (!id) {
+		adapter_counters.skipped_leaves++;
 		return;
+	}
 	struct code_entry *entry = pointer_map_get(&code_entries, (void *)id);
 
 	adapter_counters.leaves++;
@@ -463,10 +506,12 @@ static void builtin_left(PyObject *callable)
 {
 	elt_function_id id = shadow_pop(callable);
 
-	if (id) {
-		adapter_counters.leaves++;
-		report_status(elt_emit_leave(id, NULL, NULL), "builtin return");
+	if (!id) {
+		adapter_counters.skipped_leaves++;
+		return;
 	}
+	adapter_counters.leaves++;
+	report_status(elt_emit_leave(id, NULL, NULL), "builtin return");
 }
 
 /* Builtins called by the profiler's own code (stop() itself) are not the
@@ -488,8 +533,11 @@ static void dispatch(PyFrameObject *frame, int what, PyObject *arg)
 		frame_left(frame, arg);
 		break;
 	case PyTrace_C_CALL:
-		if (report_c_calls && !called_from_ignored(frame))
+		if (report_c_calls && !called_from_ignored(frame)) {
+			if (!shadow_on_top(frame))
+				resume_unannounced(frame);
 			builtin_entered(arg);
+		}
 		break;
 	case PyTrace_C_RETURN:
 	case PyTrace_C_EXCEPTION:
@@ -548,7 +596,10 @@ void adapter_uninstall(void)
 	running = false;
 	close_running_frames();
 	PyEval_SetProfile(NULL, NULL);
-	pointer_map_clear(&suspended);
+	/* The suspended coroutines are kept: their suspensions stay open in
+	 * the library, and a later start() must see their next entries as
+	 * resumes, or a coroutine suspending again would suspend a
+	 * continuation twice. */
 	/* Last: it lets the other threads run, which now see the stop. */
 	gil_nudge_stop();
 }

@@ -22,6 +22,8 @@ struct adapter_counters {
 	                                   reported: running before start() */
 	uint64_t vanished;              /* suspended coroutines that ended unseen,
 	                                   ended when their address was reused */
+	uint64_t unannounced;           /* resumes CPython gave no event for,
+	                                   reported at the coroutine's next one */
 	uint64_t closed_at_stop;        /* frames still running at stop(): their
 	                                   segment ends there, as a return */
 	uint64_t emit_errors;           /* elt_emit_* refused: must stay 0 */
@@ -36,8 +38,8 @@ int adapter_setup(void);
  * from Python are reported too. */
 void adapter_install(bool c_calls);
 /* Stops reporting: this thread's hook goes now, the other threads' at
- * their next event.  Forgets the suspended coroutines (a later start()
- * sees their resumes as first segments). */
+ * their next event.  The suspended coroutines are remembered: after a
+ * later start() their next entries are resumes of the same invocations. */
 void adapter_uninstall(void);
 bool adapter_running(void);
 /* In a child of fork(), from os.register_at_fork: the adapter's own

@@ -3,7 +3,6 @@
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define INITIAL_CAPACITY 1024
 
@@ -98,11 +97,4 @@ bool pointer_map_remove(struct pointer_map *map, const void *key)
 	map->slots[i].value = NULL;
 	map->count--;
 	return true;
-}
-
-void pointer_map_clear(struct pointer_map *map)
-{
-	if (map->slots)
-		memset(map->slots, 0, (map->mask + 1) * sizeof(*map->slots));
-	map->count = 0;
 }

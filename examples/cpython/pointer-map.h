@@ -29,7 +29,5 @@ void *pointer_map_get(const struct pointer_map *map, const void *key);
 bool pointer_map_put(struct pointer_map *map, const void *key, void *value);
 /* Removes `key`; true if it was there. */
 bool pointer_map_remove(struct pointer_map *map, const void *key);
-/* Empties the map, keeping its storage. */
-void pointer_map_clear(struct pointer_map *map);
 
 #endif

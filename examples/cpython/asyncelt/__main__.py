@@ -58,7 +58,9 @@ def main():
         if options.module:
             runpy.run_module(options.target, run_name="__main__", alter_sys=True)
         else:
-            runpy.run_path(options.target, run_name="__main__")
+            # Absolute, as python itself makes a script's path (3.9+): the
+            # code's co_filename is what include= prefixes are matched with.
+            runpy.run_path(os.path.abspath(options.target), run_name="__main__")
     except SystemExit as e:
         code = e.code
     finally:

@@ -12,6 +12,7 @@ import tap  # noqa: E402
 
 SCENARIO = r'''
 import asyncio
+import types
 
 def plain(x):
     return x + 1
@@ -65,6 +66,34 @@ async def inner_wait(fut):
 async def outer_wait(fut):
     await inner_wait(fut)
 
+async def swallows(fut):
+    try:
+        await fut
+    except asyncio.CancelledError:
+        return "fallback"
+
+async def after_swallowed(fut):
+    return await swallows(fut)
+
+@types.coroutine
+def bare_yield():
+    yield
+
+async def absorbs():
+    try:
+        await bare_yield()
+    except KeyError:
+        return 5
+
+def in_unannounced():
+    return 1
+
+async def unannounced():
+    v = await absorbs()
+    in_unannounced()
+    await bare_yield()
+    return v
+
 async def main():
     for i in range(5):
         plain(i)
@@ -98,6 +127,21 @@ async def main():
     try:
         await task
     except asyncio.CancelledError:
+        pass
+    # Cancelled, and swallows catches it and returns: CPython runs
+    # after_swallowed on past its await with no event.
+    fut = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(after_swallowed(fut))
+    await asyncio.sleep(0)
+    task.cancel()
+    await task
+    # The same by hand, and the coroutine then calls and suspends again.
+    c = unannounced()
+    c.send(None)
+    c.throw(KeyError)
+    try:
+        c.send(None)
+    except StopIteration:
         pass
 
 asyncio.run(main())
@@ -144,6 +188,11 @@ EXPECTED = {
     "closed": (1, 1, 1, 1),             # close() resumes it with GeneratorExit
     "inner_wait": (1, 1, 1, 1),         # cancelled: resumed by the throw
     "outer_wait": (1, 1, 1, 1),         # re-entered at its SEND: still a resume
+    "swallows": (1, 1, 1, 1),           # resumed by the throw, returns
+    "after_swallowed": (1, 1, 1, 1),    # goes on with no event: still a resume
+    "absorbs": (1, 1, 1, 1),
+    "unannounced": (1, 2, 2, 1),        # its unannounced resume, then a real one
+    "in_unannounced": (1, 0, 0, 1),
 }
 
 
@@ -157,7 +206,7 @@ def write(text):
 
 
 def main():
-    tap.plan(24)
+    tap.plan(31)
     scenario = write(SCENARIO)
     run = tap.Run([scenario], logging=True, c_calls=True)
     tap.ok(run.status == 0, "the scenario runs under the adapter", run.output())
@@ -192,6 +241,18 @@ def main():
                and seq[2]["segment"] == 1 for seq in by_invocation.values()),
            "each resume gets the continuation its suspension returned, as segment 1",
            json.dumps(lines[:4]))
+    # What a coroutine calls in a segment CPython gave no event for has the
+    # coroutine for a parent, not whatever ran below it.
+    called = [e for e in run.log() if e["kind"] == "call" and e["function"]
+              and e["function"].startswith("in_unannounced (")]
+    owner = [e["invocation"] for e in run.log() if e["kind"] == "call" and e["function"]
+             and e["function"].startswith("unannounced (")]
+    tap.ok(len(called) == 1 and owner and called[0]["parent"] == owner[0],
+           "a call from an unannounced segment has that coroutine for its parent",
+           json.dumps(called) + " " + json.dumps(owner))
+    tap.ok(stats["unannounced"] >= 2,
+           "the resumes CPython gave no event for are counted (after_swallowed, unannounced)",
+           json.dumps(stats))
 
     mid = tap.Run([write(MID_RUN)], runner=False)
     mid_rows = {k: tap.segments(mid.row(k)) for k in ("inside", "before", "main")}
