@@ -36,21 +36,32 @@
 
 struct adapter_counters adapter_counters;
 
-/* What the adapter keeps per registered code object. */
+/*
+ * What the adapter keeps per code object, while the code object lives: a
+ * weak reference's callback drops it when the code object dies, so memory
+ * follows the functions a program has, not the code objects it ever ran
+ * (eval() and exec() make new ones at every call).  The function id is
+ * the function's, shared by every code object of one qualname, file,
+ * line and kind.
+ */
 struct code_entry {
-	PyObject *code;         /* a strong reference: a freed code object's
-	                           address could be reused by another, and
-	                           the address is its function id */
+	elt_function_id id;     /* 0: not reported (ignored) */
+	const void *code;       /* the code object's address: its key here */
+	PyObject *alive;        /* the weak reference to it */
 	PyObject *bytecode;     /* co_code, to see where a frame stopped */
 	int start;              /* offset of the RESUME that starts the body */
 	bool is_async;
-	bool ignored;           /* the profiler's own code: not reported */
+	bool ignored;           /* the profiler's own code, or not included */
 };
 
 static struct pointer_map code_entries;        /* code -> code_entry */
+static struct pointer_map entries_by_ref;      /* weak reference -> code_entry */
+static PyObject *code_died_callback;           /* the weak references' */
+static PyObject *function_ids;  /* (name, is_async) -> id: a dict */
 static struct pointer_map c_functions;         /* C function -> (void *)1 */
 /* Coroutines (and generators) whose suspension was reported and whose
- * resume was not yet, with their code_entry: their next entry is a resume. */
+ * resume was not yet, with their function id: their next entry is a
+ * resume. */
 static struct pointer_map suspended;
 
 static int yield_value_opcode = -1;
@@ -72,9 +83,16 @@ static int opcode_number(PyObject *opmap, const char *name)
 	return (int)PyLong_AsLong(op);
 }
 
+static PyObject *code_died(PyObject *self, PyObject *ref);
+static PyMethodDef code_died_method = { "code_died", code_died, METH_O, NULL };
+
 int adapter_setup(void)
 {
 	PyObject *dis = PyImport_ImportModule("dis");
+
+	code_died_callback = PyCFunction_New(&code_died_method, NULL);
+	if (!code_died_callback)
+		return -1;
 	PyObject *opmap = dis ? PyObject_GetAttrString(dis, "opmap") : NULL;
 
 	if (opmap) {
@@ -233,34 +251,98 @@ static int start_of_body(PyObject *bytecode)
 	return 0;
 }
 
+/*
+ * The id of the function `name` (qualname, file, line) of this kind,
+ * registered with the library at its first code object.  The id is an
+ * address of the adapter's own, never freed: no other function, Python's
+ * or a builtin's C function, has it.  0 when out of memory.
+ */
+static elt_function_id function_id(PyObject *name, bool is_async)
+{
+	PyObject *key = PyTuple_Pack(2, name, is_async ? Py_True : Py_False);
+	PyObject *known = NULL, *value = NULL;
+	const char *utf8 = PyUnicode_AsUTF8(name);
+	void *id = NULL;
+
+	if (!function_ids)
+		function_ids = PyDict_New();
+	if (!key || !utf8 || !function_ids)
+		goto out;
+	known = PyDict_GetItemWithError(function_ids, key);
+	if (known) {
+		id = PyLong_AsVoidPtr(known);
+		goto out;
+	}
+	id = malloc(1);
+	value = id ? PyLong_FromVoidPtr(id) : NULL;
+	if (!value || PyDict_SetItem(function_ids, key, value) < 0) {
+		free(id);
+		id = NULL;
+		goto out;
+	}
+	/* The argument is the frame (f_locals, f_back...: everything about
+	 * the call), the result the returned object (NULL: an exception). */
+	report_status(elt_register_function((elt_function_id)id, utf8,
+					    is_async ? "p(K p)" : "p(p)",
+					    is_async ? ELT_FUNCTION_ASYNC : 0),
+		      "registering a function");
+	adapter_counters.functions++;
+out:
+	Py_XDECREF(key);
+	Py_XDECREF(value);
+	PyErr_Clear();
+	return (elt_function_id)id;
+}
+
+static void free_entry(struct code_entry *entry)
+{
+	Py_XDECREF(entry->bytecode);
+	Py_XDECREF(entry->alive);
+	free(entry);
+}
+
+/* The weak reference's callback, as the code object dies (before its
+ * memory goes, so no other code object has the address yet). */
+static PyObject *code_died(PyObject *self, PyObject *ref)
+{
+	struct code_entry *entry = pointer_map_get(&entries_by_ref, ref);
+
+	(void)self;
+	if (entry) {
+		pointer_map_remove(&entries_by_ref, ref);
+		if (pointer_map_get(&code_entries, entry->code) == entry)
+			pointer_map_remove(&code_entries, entry->code);
+		adapter_counters.code_objects--;
+		free_entry(entry);      /* its reference to `ref` the last */
+	}
+	Py_RETURN_NONE;
+}
+
 static struct code_entry *register_code(PyObject *code)
 {
 	struct code_entry *entry = calloc(1, sizeof(*entry));
 	PyObject *flags = PyObject_GetAttrString(code, "co_flags");
 	PyObject *name = code_display_name(code);
-	const char *utf8 = name ? PyUnicode_AsUTF8(name) : NULL;
 
-	if (!entry || !flags || !utf8)
+	if (!entry || !flags || !name)
 		goto fail;
-	entry->bytecode = PyCode_GetCode((PyCodeObject *)code);
-	if (!entry->bytecode || !pointer_map_put(&code_entries, code, entry))
-		goto fail;
+	entry->code = code;
 	entry->is_async = (PyLong_AsLong(flags) & ASYNC_CODE_FLAGS) != 0;
-	entry->start = start_of_body(entry->bytecode);
-	entry->code = Py_NewRef(code);
 	entry->ignored = is_ignored(code);
-	if (entry->ignored) {
-		Py_DECREF(flags);
-		Py_DECREF(name);
-		return entry;
+	entry->bytecode = PyCode_GetCode((PyCodeObject *)code);
+	if (!entry->bytecode)
+		goto fail;
+	entry->start = start_of_body(entry->bytecode);
+	if (!entry->ignored && !(entry->id = function_id(name, entry->is_async)))
+		goto fail;
+	entry->alive = PyWeakref_NewRef(code, code_died_callback);
+	if (!entry->alive || !pointer_map_put(&entries_by_ref, entry->alive, entry))
+		goto fail;
+	if (!pointer_map_put(&code_entries, code, entry)) {
+		pointer_map_remove(&entries_by_ref, entry->alive);
+		goto fail;
 	}
-	/* The argument is the frame (f_locals, f_back...: everything about
-	 * the call), the result the returned object (NULL: an exception). */
-	report_status(elt_register_function((elt_function_id)code, utf8,
-					    entry->is_async ? "p(K p)" : "p(p)",
-					    entry->is_async ? ELT_FUNCTION_ASYNC : 0),
-		      "registering a code object");
-	adapter_counters.functions++;
+	adapter_counters.code_objects++;
 	Py_DECREF(flags);
 	Py_DECREF(name);
 	return entry;
@@ -269,8 +351,7 @@ fail:
 	PyErr_Clear();
 	adapter_counters.dropped++;
 	if (entry)
-		Py_XDECREF(entry->bytecode);
-	free(entry);
+		free_entry(entry);
 	Py_XDECREF(flags);
 	Py_XDECREF(name);
 	return NULL;
@@ -358,9 +439,8 @@ static bool entered_after_start(const struct code_entry *entry, PyFrameObject *f
  * down).  Its invocation ends now, as a resume and a return without a
  * value: late, but every suspension keeps its resume.  Counted in
  * `vanished`. */
-static void end_vanished(const struct code_entry *ended, PyObject *gen)
+static void end_vanished(elt_function_id id, PyObject *gen)
 {
-	elt_function_id id = (elt_function_id)ended->code;
 	PyObject *no_result = NULL;
 
 	adapter_counters.vanished++;
@@ -388,13 +468,12 @@ static void resume_unannounced(PyFrameObject *frame)
 	PyObject *gen = entry && entry->is_async ? PyFrame_GetGenerator(frame) : NULL;
 
 	Py_DECREF(code);
-	if (gen && pointer_map_get(&suspended, gen) == entry &&
-	    shadow_push(frame, (elt_function_id)entry->code, false)) {
+	if (gen && (elt_function_id)pointer_map_get(&suspended, gen) == entry->id &&
+	    entry->id && shadow_push(frame, entry->id, false)) {
 		pointer_map_remove(&suspended, gen);
 		adapter_counters.unannounced++;
 		adapter_counters.enters++;
-		report_status(elt_emit_enter((elt_function_id)entry->code, NULL, gen),
-			      "unannounced resume");
+		report_status(elt_emit_enter(entry->id, NULL, gen), "unannounced resume");
 	}
 	Py_XDECREF(gen);
 }
@@ -423,29 +502,27 @@ static void frame_entered(PyFrameObject *frame)
 		 * seen is reported as its call).  Seen, but at its first
 		 * entry: the address belonged to a coroutine that died unseen,
 		 * now reused. */
-		struct code_entry *suspended_entry =
-			gen ? pointer_map_get(&suspended, gen) : NULL;
+		elt_function_id suspended_id =
+			gen ? (elt_function_id)pointer_map_get(&suspended, gen) : 0;
 
-		if (suspended_entry) {
+		if (suspended_id) {
 			pointer_map_remove(&suspended, gen);
 			if (entered_after_start(entry, frame))
 				continuation = gen;
 			else
-				end_vanished(suspended_entry, gen);
+				end_vanished(suspended_id, gen);
 		}
 		Py_XDECREF(gen);
 	}
-	if (!shadow_push(frame, (elt_function_id)entry->code, false))
+	if (!shadow_push(frame, entry->id, false))
 		return;
 	adapter_counters.enters++;
 	if (continuation) {
-		report_status(elt_emit_enter((elt_function_id)entry->code, NULL,
-					     continuation), "resume");
+		report_status(elt_emit_enter(entry->id, NULL, continuation), "resume");
 	} else {
 		void *const args[] = { &frame };
 
-		report_status(elt_emit_enter((elt_function_id)entry->code, args,
-					     NULL), "call");
+		report_status(elt_emit_enter(entry->id, args, NULL), "call");
 	}
 }
 
@@ -473,13 +550,15 @@ static void frame_left(PyFrameObject *frame, PyObject *result)
 		adapter_counters.skipped_leaves++;
 		return;
 	}
-	struct code_entry *entry = pointer_map_get(&code_entries, (void *)id);
+	PyCodeObject *code = PyFrame_GetCode(frame);
+	struct code_entry *entry = pointer_map_get(&code_entries, code);
 
+	Py_DECREF(code);        /* the frame keeps it */
 	adapter_counters.leaves++;
-	if (left_at_yield(entry, frame, result)) {
+	if (entry && left_at_yield(entry, frame, result)) {
 		PyObject *gen = PyFrame_GetGenerator(frame);
 
-		if (gen && pointer_map_put(&suspended, gen, entry)) {
+		if (gen && pointer_map_put(&suspended, gen, (void *)id)) {
 			report_status(elt_emit_leave(id, NULL, gen), "suspend");
 			Py_DECREF(gen);
 			return;

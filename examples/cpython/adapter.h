@@ -15,7 +15,8 @@
 
 /* What the adapter did, for tests and for the user's sanity. */
 struct adapter_counters {
-	uint64_t functions;             /* code objects registered */
+	uint64_t functions;             /* functions registered */
+	uint64_t code_objects;          /* code objects alive and known */
 	uint64_t c_functions;           /* builtins registered (c_calls) */
 	uint64_t enters, leaves;        /* segments reported */
 	uint64_t skipped_leaves;        /* frames left whose Enter was not

@@ -110,6 +110,7 @@ static PyObject *stats(PyObject *self, PyObject *unused)
 	    set_count(d, "abandoned", inv.abandoned) ||
 	    set_count(d, "unpublished", inv.unpublished) ||
 	    set_count(d, "functions", a->functions) ||
+	    set_count(d, "code_objects", a->code_objects) ||
 	    set_count(d, "c_functions", a->c_functions) ||
 	    set_count(d, "enters", a->enters) || set_count(d, "leaves", a->leaves) ||
 	    set_count(d, "skipped_leaves", a->skipped_leaves) ||

@@ -174,6 +174,15 @@ async def main():
 asyncio.run(main())
 '''
 
+# Code compiled at every call, as eval() and exec() do: one function,
+# however many code objects, and none kept once it is gone.
+EVAL_LOOP = r'''
+x = 0
+for i in range(20000):
+    x = eval("x + 1")
+print(x)
+'''
+
 # (calls, resumes, suspends, returns) each function must show.
 EXPECTED = {
     "plain": (5, 0, 0, 5),
@@ -206,7 +215,7 @@ def write(text):
 
 
 def main():
-    tap.plan(31)
+    tap.plan(33)
     scenario = write(SCENARIO)
     run = tap.Run([scenario], logging=True, c_calls=True)
     tap.ok(run.status == 0, "the scenario runs under the adapter", run.output())
@@ -267,6 +276,16 @@ def main():
            "started and stopped mid-run: balanced (what ran at stop is closed), "
            "no orphan, nothing live",
            "%s %s" % (problems, mid.stats()))
+
+    evals = tap.Run([write(EVAL_LOOP)])
+    rows = [r for name, r in evals.rows().items() if name.startswith("<module> (<string>:1)")]
+    stats = evals.stats()
+    tap.ok(evals.status == 0 and len(rows) == 1 and rows[0]["calls"] >= 20000,
+           "20,000 eval()s: one function, called 20,000 times",
+           "%s\n%s" % (rows, evals.output()))
+    tap.ok(stats["functions"] < 1000 and stats["code_objects"] < 1000,
+           "... and neither functions nor the code objects kept grow with them",
+           json.dumps(stats))
 
     bad_spec = tap.subprocess.run(
         [sys.executable, "-m", "asyncelt", "--plugins", "no-such-plugin", scenario],
