@@ -113,7 +113,8 @@ int adapter_setup(void)
 struct shadow_frame {
 	const void *key;        /* the frame; for a builtin, its function object */
 	elt_function_id id;
-	bool builtin;
+	const struct code_entry *entry; /* NULL for a builtin; the frame keeps
+	                                   its code object, and so this, alive */
 };
 
 struct shadow_stack {
@@ -135,7 +136,7 @@ static void shadow_key_create(void)
 	(void)pthread_key_create(&shadow_owner, shadow_free);
 }
 
-static bool shadow_push(const void *key, elt_function_id id, bool builtin)
+static bool shadow_push(const void *key, elt_function_id id, const struct code_entry *entry)
 {
 	if (shadow.depth == shadow.capacity) {
 		size_t capacity = shadow.capacity ? 2 * shadow.capacity : 256;
@@ -151,7 +152,7 @@ static bool shadow_push(const void *key, elt_function_id id, bool builtin)
 		shadow.frames = frames;
 		shadow.capacity = capacity;
 	}
-	shadow.frames[shadow.depth++] = (struct shadow_frame){ key, id, builtin };
+	shadow.frames[shadow.depth++] = (struct shadow_frame){ key, id, entry };
 	return true;
 }
 
@@ -469,7 +470,7 @@ static void resume_unannounced(PyFrameObject *frame)
 
 	Py_DECREF(code);
 	if (gen && (elt_function_id)pointer_map_get(&suspended, gen) == entry->id &&
-	    entry->id && shadow_push(frame, entry->id, false)) {
+	    entry->id && shadow_push(frame, entry->id, entry)) {
 		pointer_map_remove(&suspended, gen);
 		adapter_counters.unannounced++;
 		adapter_counters.enters++;
@@ -514,7 +515,7 @@ static void frame_entered(PyFrameObject *frame)
 		}
 		Py_XDECREF(gen);
 	}
-	if (!shadow_push(frame, entry->id, false))
+	if (!shadow_push(frame, entry->id, entry))
 		return;
 	adapter_counters.enters++;
 	if (continuation) {
@@ -541,21 +542,19 @@ static bool left_at_yield(const struct code_entry *entry, PyFrameObject *frame,
 
 static void frame_left(PyFrameObject *frame, PyObject *result)
 {
-	elt_function_id id;
+	struct shadow_frame top;
 
 	if (!shadow_on_top(frame))
 		resume_unannounced(frame);
-	id = shadow_pop(frame);
-	if (!id) {
+	if (!shadow_on_top(frame)) {
 		adapter_counters.skipped_leaves++;
 		return;
 	}
-	PyCodeObject *code = PyFrame_GetCode(frame);
-	struct code_entry *entry = pointer_map_get(&code_entries, code);
+	top = shadow.frames[--shadow.depth];
+	elt_function_id id = top.id;
 
-	Py_DECREF(code);        /* the frame keeps it */
 	adapter_counters.leaves++;
-	if (entry && left_at_yield(entry, frame, result)) {
+	if (left_at_yield(top.entry, frame, result)) {
 		PyObject *gen = PyFrame_GetGenerator(frame);
 
 		if (gen && pointer_map_put(&suspended, gen, (void *)id)) {
@@ -575,7 +574,7 @@ static void builtin_entered(PyObject *callable)
 {
 	elt_function_id id = register_c_function(callable);
 
-	if (id && shadow_push(callable, id, true)) {
+	if (id && shadow_push(callable, id, NULL)) {
 		adapter_counters.enters++;
 		report_status(elt_emit_enter(id, NULL, NULL), "builtin call");
 	}
@@ -638,7 +637,7 @@ static void close_running_frames(void)
 
 		adapter_counters.leaves++;
 		adapter_counters.closed_at_stop++;
-		report_status(elt_emit_leave(top->id, top->builtin ? NULL : &no_result,
+		report_status(elt_emit_leave(top->id, top->entry ? &no_result : NULL,
 					     NULL), "closing at stop");
 	}
 }
