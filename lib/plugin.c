@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,30 +453,22 @@ void elt_plugins_stop(void)
 static int plugin_finishing = -1;
 
 /*
- * A failed fini is told here, naming the plugin, whatever the status:
- * at exit nobody hears elt_shutdown's, and of several failures it
- * returns one.  A failed check without a message printed its verdict.
+ * Every failed fini is told, naming the plugin, whatever the status: at
+ * exit nobody hears elt_shutdown's, and of several failures it returns
+ * one, whose message elt_last_error() then gives.  A failed check
+ * without a message printed its own verdict.
  */
-static void report_fini_failure(const struct elt_plugin_slot *p, elt_status st)
-{
-	const char *why = elt_last_error();
-
-	if (*why)
-		elt_report("%s: %s", p->name, why);
-	else if (st != ELT_E_CHECK_FAILED)
-		elt_report("%s: %s", p->name, elt_strerror(st));
-}
-
 elt_status elt_plugins_fini(void)
 {
 	unsigned n = elt_plugins_in_use();
 	elt_status result = ELT_OK;
-	char why[512] = "";     /* result's message, for elt_last_error() */
+	char why[512] = "", failure[512];
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
 		struct elt_plugin_slot *p = &elt_plugins[i];
 		elt_status st;
+		bool said;
 
 		elt_clear_error();
 		plugin_finishing = (int)i;
@@ -483,12 +476,15 @@ elt_status elt_plugins_fini(void)
 		plugin_finishing = -1;
 		if (st == ELT_OK)
 			continue;
-		report_fini_failure(p, st);
+		said = *elt_last_error();
+		snprintf(failure, sizeof(failure), "%s: %s", p->name,
+			 said ? elt_last_error() : elt_strerror(st));
+		if (said || st != ELT_E_CHECK_FAILED)
+			elt_report("%s", failure);
 		/* a failed check is what the caller must hear of first */
 		if (result == ELT_OK || (st == ELT_E_CHECK_FAILED && result != st)) {
 			result = st;
-			snprintf(why, sizeof(why), "%s: %s", p->name,
-				 *elt_last_error() ? elt_last_error() : elt_strerror(st));
+			memcpy(why, failure, sizeof(why));
 		}
 		/* Modules stay mapped: a thread still in a helper may be
 		 * returning through one. */
