@@ -182,7 +182,12 @@ static void report_status(elt_status st, const char *what)
 				  elt_last_error());
 }
 
-/* "qualname (file:line)": what a user reads in every report. */
+/*
+ * "qualname (file:line)": what a user reads in every report.  The line is
+ * formatted from a C long: str() of an int checks for signals, and a
+ * Python signal handler run here, inside the profile hook, would run with
+ * CPython's events paused and never be reported.
+ */
 static PyObject *code_display_name(PyObject *code)
 {
 	PyObject *qualname = PyObject_GetAttrString(code, "co_qualname");
@@ -191,7 +196,8 @@ static PyObject *code_display_name(PyObject *code)
 	PyObject *name = NULL;
 
 	if (qualname && filename && line)
-		name = PyUnicode_FromFormat("%U (%U:%S)", qualname, filename, line);
+		name = PyUnicode_FromFormat("%U (%U:%ld)", qualname, filename,
+					    PyLong_AsLong(line));
 	Py_XDECREF(qualname);
 	Py_XDECREF(filename);
 	Py_XDECREF(line);

@@ -183,6 +183,40 @@ for i in range(20000):
 print(x)
 '''
 
+# A signal pending as the adapter first meets a code object: at a RESUME
+# after an await CPython calls the profile hook before any handler, and
+# nothing but C runs between the raise and the resume here.  A handler run
+# inside the hook (where CPython pauses its events) would go unreported.
+SIGNAL_AT_FIRST_SIGHT = r"""
+import ctypes, functools, signal, sys, types
+import asyncelt
+
+handled = 0
+def on_usr1(signum, frame):
+    global handled
+    handled += 1
+
+@types.coroutine
+def once():
+    yield
+
+async def first_seen_at_resume():
+    await once()
+    return 1
+
+signal.signal(signal.SIGUSR1, on_usr1)
+raise_in_c = functools.partial(ctypes.CDLL(None)["raise"], signal.SIGUSR1)
+c = first_seen_at_resume()
+c.send(None)
+asyncelt.start()
+try:
+    list(map(functools.partial.__call__, [raise_in_c, functools.partial(c.send, None)]))
+except StopIteration:
+    pass
+asyncelt.stop()
+print("handled", handled)
+"""
+
 # (calls, resumes, suspends, returns) each function must show.
 EXPECTED = {
     "plain": (5, 0, 0, 5),
@@ -215,7 +249,7 @@ def write(text):
 
 
 def main():
-    tap.plan(33)
+    tap.plan(34)
     scenario = write(SCENARIO)
     run = tap.Run([scenario], logging=True, c_calls=True)
     tap.ok(run.status == 0, "the scenario runs under the adapter", run.output())
@@ -286,6 +320,12 @@ def main():
     tap.ok(stats["functions"] < 1000 and stats["code_objects"] < 1000,
            "... and neither functions nor the code objects kept grow with them",
            json.dumps(stats))
+
+    sig = tap.Run([write(SIGNAL_AT_FIRST_SIGHT)], runner=False)
+    tap.ok(sig.status == 0 and "handled 1" in sig.stdout
+           and tap.segments(sig.row("on_usr1")) == (1, 0, 0, 1),
+           "a signal handler run as the adapter first meets a code object is reported",
+           "%s\n%s" % (sig.output(), sig.report()))
 
     bad_spec = tap.subprocess.run(
         [sys.executable, "-m", "asyncelt", "--plugins", "no-such-plugin", scenario],
