@@ -304,20 +304,23 @@ static void check_other_forms(const char *prefix)
 }
 
 /*
- * trace=...-%p.json and a fork: the child's trace is a file of its own,
- * and names the forking thread again (it named it only in the parent's:
- * the name was remembered in the buffer the child inherits).
+ * trace= and a fork: the child's trace is a file of its own, the name's
+ * %p its pid, or without %p the name and ".PID" (two processes appending
+ * to one JSON array would spoil it); it names the forking thread again (it
+ * named it only in the parent's: the name was remembered in the buffer
+ * the child inherits), and the parent's stays one whole document.
  */
-static void check_fork_trace(const char *prefix)
+static void check_fork_trace(const char *prefix, bool pid_in_name)
 {
 #if !defined(_WIN32)
-	char spec[600], path[300];
+	const char *how = pid_in_name ? "trace=%p" : "trace= without %p";
+	char spec[600], path[330], parent_path[330], name[300];
 	int fds[2], status = -1;
 	pid_t pid, grandchild = -1;
 	char *trace;
 
-	snprintf(spec, sizeof(spec), "timing:output=%s.fork.txt,trace=%s-fork-%%p.json",
-		 prefix, prefix);
+	snprintf(name, sizeof(name), "%s-fork%s.json", prefix, pid_in_name ? "-%p" : "");
+	snprintf(spec, sizeof(spec), "timing:output=%s.fork.txt,trace=%s", prefix, name);
 	if (pipe(fds) != 0)
 		tap_bail("pipe");
 	pid = fork();
@@ -346,22 +349,29 @@ static void check_fork_trace(const char *prefix)
 	if (pid > 0)
 		waitpid(pid, &status, 0);
 	ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && grandchild > 0,
-	   "trace=%%p: a run that forks exits cleanly, in both processes");
-	snprintf(path, sizeof(path), "%s-fork-%ld.json", prefix, (long)grandchild);
+	   "%s: a run that forks exits cleanly, in both processes", how);
+	if (pid_in_name) {
+		snprintf(path, sizeof(path), "%s-fork-%ld.json", prefix, (long)grandchild);
+		snprintf(parent_path, sizeof(parent_path), "%s-fork-%ld.json", prefix, (long)pid);
+	} else {
+		snprintf(path, sizeof(path), "%s.%ld", name, (long)grandchild);
+		snprintf(parent_path, sizeof(parent_path), "%s", name);
+	}
 	trace = slurp(path);
 	snprintf(spec, sizeof(spec), "\"name\":\"thread_name\",\"pid\":%ld,\"tid\":1,",
 		 (long)grandchild);
-	is_int(count_of(trace, spec), 1, "the child's own trace names its thread");
+	is_int(count_of(trace, spec), 1, "%s: the child's own trace names its thread", how);
 	free(trace);
 	check_with_python("--trace", path, "the child's trace: every thread with slices named");
+	check_with_python("--trace", parent_path, "the parent's trace: one whole document too");
 	unlink(path);
-	snprintf(path, sizeof(path), "%s-fork-%ld.json", prefix, (long)pid);
-	unlink(path);
+	unlink(parent_path);
 	snprintf(path, sizeof(path), "%s.fork.txt", prefix);
 	unlink(path);
 #else
 	(void)prefix;
-	tap_skip(3, "no fork on Windows");
+	(void)pid_in_name;
+	tap_skip(4, "no fork on Windows");
 #endif
 }
 
@@ -407,10 +417,11 @@ int main(void)
 	char spec[1024], report_path[300], trace_path[300], bad[300];
 	char *report, *trace;
 
-	tap_plan(42);
+	tap_plan(47);
 
 	check_other_forms(prefix);
-	check_fork_trace(prefix);
+	check_fork_trace(prefix, true);
+	check_fork_trace(prefix, false);
 	check_device_output(prefix);
 
 	setup();

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef O_BINARY
@@ -26,6 +27,10 @@ struct tbuf_set {
 	size_t capacity;
 	size_t user_size;
 	char *pattern;                  /* the path as given, for a fork child */
+	bool whole_per_process;         /* tbuf_file_per_process() */
+	bool regular_file;              /* the file open is one (not a device) */
+	bool pid_suffix;                /* this fork child's file: pattern.PID */
+	bool own_file;                  /* this process opened the file */
 	char *header, *footer;
 	char pid_text[24];              /* getpid(), refreshed in a fork child */
 	unsigned long process;          /* forks, here: each buffer's copy is
@@ -358,12 +363,21 @@ static elt_status open_output(struct tbuf_set *set, const char *option)
 		if (!set->to_stderr)
 			return ELT_OK;
 	} else {
+		struct stat st;
+
 		tbuf_expand_path(path, sizeof(path), set->pattern);
+		if (set->pid_suffix) {
+			size_t len = strlen(path);
+
+			snprintf(path + len, sizeof(path) - len, ".%s", set->pid_text);
+		}
 		set->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_BINARY, 0666);
 		if (set->fd < 0)
 			return elt_set_error(ELT_E_IO, "%s: cannot write %s: %s",
 					     option, path, strerror(errno));
 		set->close_fd = true;
+		set->own_file = true;
+		set->regular_file = fstat(set->fd, &st) == 0 && S_ISREG(st.st_mode);
 	}
 	if (set->header) {
 		/* the header may name the process: %p is the pid there too */
@@ -418,6 +432,16 @@ static void after_fork_parent(void)
 	fork_signals_restore(&signals);
 }
 
+/* A fork child writes a file of its own when the name has %p, or when
+ * the set's file is whole only as one process's (tbuf_file_per_process)
+ * and a second writer would spoil a regular file; a device or a pipe is
+ * written on by the child too. */
+static bool child_opens_own_file(const struct tbuf_set *set)
+{
+	return set->pattern && (strstr(set->pattern, "%p") ||
+				(set->whole_per_process && set->regular_file));
+}
+
 /* The child has one thread: the other threads' buffers hold the parent's
  * lines, which the parent writes; they are emptied and free for reuse. */
 static void after_fork_child(void)
@@ -435,12 +459,14 @@ static void after_fork_child(void)
 			b->writes++;
 			b->in_use = 0;
 		}
-		if (set->pattern && strstr(set->pattern, "%p")) {
+		if (child_opens_own_file(set)) {
 			if (set->close_fd)
 				close(set->fd);
+			set->pid_suffix = !strstr(set->pattern, "%p");
 			if (open_output(set, "output") != ELT_OK)
 				set->fd = -1;   /* writes fail and are counted */
 		} else {
+			set->own_file = false;
 			set_pid(set);
 		}
 		set->process++;
@@ -526,6 +552,18 @@ elt_status tbuf_open(struct tbuf_set **out, const char *option, const char *path
 	pthread_mutex_unlock(&sets_lock);
 	*out = set;
 	return ELT_OK;
+}
+
+void tbuf_file_per_process(struct tbuf_set *set)
+{
+	pthread_mutex_lock(&set->lock);
+	set->whole_per_process = true;
+	pthread_mutex_unlock(&set->lock);
+}
+
+bool tbuf_own_file(const struct tbuf_set *set)
+{
+	return set->own_file;
 }
 
 elt_status tbuf_close(struct tbuf_set *set)

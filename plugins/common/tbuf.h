@@ -10,8 +10,8 @@
  * different threads never interleave and nothing is dropped.  Buffers are
  * written out at thread exit (tbuf_thread_exit, from the plugin's
  * thread_exit), by tbuf_close (fini) and, for the forking thread, before
- * fork; a fork child discards what it inherited and, when the path holds
- * %p, writes its own file.
+ * fork; a fork child discards what it inherited and writes its own file
+ * when the path holds %p (or see tbuf_file_per_process).
  *
  * Each thread also gets `user_size` bytes of the plugin's own per-thread
  * data next to its buffer (zeroed when first handed out; kept when a
@@ -67,6 +67,15 @@ extern const char tbuf_stderr[];
 elt_status tbuf_open(struct tbuf_set **out, const char *option, const char *path,
 		     size_t capacity, size_t user_size, const char *header,
 		     const char *footer);
+/* The set's file makes sense only as one process's (a binary recording,
+ * a JSON trace): a fork child then writes its own file even without %p in
+ * the path, the path with ".PID" appended, unless the file is no regular
+ * one (a device, a pipe), which the child writes on too.  Call it right
+ * after tbuf_open. */
+void tbuf_file_per_process(struct tbuf_set *set);
+/* Whether this process opened the set's file: false in a fork child that
+ * writes on its parent's. */
+bool tbuf_own_file(const struct tbuf_set *set);
 /* Writes every buffer out, the footer, closes the file.  ELT_E_IO, with a
  * message, when a write failed at any time. */
 elt_status tbuf_close(struct tbuf_set *set);

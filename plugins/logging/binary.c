@@ -23,7 +23,6 @@ struct binary_log {
 	struct tbuf_set *out;
 	uint64_t base_ns;               /* CLOCK_MONOTONIC when opened */
 	uint64_t base_ticks;            /* plugin_ticks() then: records count from it */
-	bool per_process_file;          /* the path has %p: a fork child starts afresh */
 	/* Every REC_FUNCTION record so far, for a fork child's new file. */
 	pthread_mutex_t lock;
 	char **definitions;
@@ -386,7 +385,8 @@ static void after_fork_parent(void)
 }
 
 /* Runs after tbuf's own handler (registered later), which has opened the
- * child's file and written its preamble. */
+ * child's file and written its preamble: its records name the functions
+ * it inherited again. */
 static void after_fork_child(void)
 {
 	fork_signal_mask signals = fork_signals;
@@ -394,7 +394,7 @@ static void after_fork_child(void)
 	size_t i;
 
 	for (log = logs_list; log; log = log->next) {
-		if (log->per_process_file)
+		if (tbuf_own_file(log->out))
 			for (i = 0; i < log->ndefinitions; i++)
 				put_definition(log, log->definitions[i],
 					       log->definition_sizes[i]);
@@ -456,7 +456,6 @@ elt_status binary_open(struct binary_log **out, const char *path, size_t capacit
 	plugin_clock_init();
 	log->base_ns = plugin_clock_gettime_ns();
 	log->base_ticks = plugin_ticks();
-	log->per_process_file = strstr(path, "%p") != NULL;
 	/* %p stays for tbuf to expand: the pid of whichever process writes */
 	snprintf(preamble, sizeof(preamble),
 		 REC_MAGIC " %d\npid %%p\nabi %s\nbyte-order %s\n"
@@ -470,6 +469,8 @@ elt_status binary_open(struct binary_log **out, const char *path, size_t capacit
 		free(log);
 		return st;
 	}
+	/* Two processes' records in one file could not be told apart. */
+	tbuf_file_per_process(log->out);
 	pthread_once(&atfork_once, register_atfork);
 	pthread_mutex_lock(&logs_lock);
 	log->next = logs_list;

@@ -65,7 +65,8 @@
  *                 before it (version 4 on).  A file without one was cut
  *                 off by its process's end (killed, abort, _exit, a
  *                 crash): what its threads had buffered is not in it.  A
- *                 fork child writing to its parent's file adds its own.
+ *                 fork child writes its own file (tbuf_file_per_process),
+ *                 except on a device or a pipe, where it adds its own.
  * An event without an invocation (REC_NO_INVOCATION) is its run's
  * thread's all the same.  A function's
  * REC_FUNCTION comes before any event that names it in its thread's

@@ -524,6 +524,9 @@ static elt_status timing_init(const char *options, void **state)
 		st = tbuf_open(&t->threads, "trace", t->trace ? trace : NULL,
 			       TBUF_DEFAULT_CAPACITY, sizeof(struct timing_thread),
 			       t->trace ? TRACE_HEADER : NULL, t->trace ? TRACE_FOOTER : NULL);
+		/* one JSON document: a second process's events would spoil it */
+		if (st == ELT_OK && t->trace)
+			tbuf_file_per_process(t->threads);
 	}
 	if (st != ELT_OK) {
 		free_timing(t);
