@@ -399,7 +399,7 @@ static elt_function_id register_c_function(PyObject *callable)
 	if (pointer_map_get(&c_functions, fn))
 		return (elt_function_id)fn;
 
-	int gc_was_enabled = PyGC_Disable();    /* as in entry_of() */
+	int gc_was_enabled = PyGC_Disable();    /* see caller_of() */
 	elt_function_id id = register_new_c_function(callable, fn);
 
 	if (gc_was_enabled)
@@ -415,10 +415,7 @@ static struct code_entry *entry_of(PyFrameObject *frame)
 	struct code_entry *entry = pointer_map_get(&code_entries, code);
 
 	if (!entry) {
-		/* A collection started by an allocation here would run its
-		 * finalizers inside the profile hook, where CPython delivers no
-		 * events: a generator closed then would vanish unseen. */
-		int gc_was_enabled = PyGC_Disable();
+		int gc_was_enabled = PyGC_Disable();     /* see caller_of() */
 
 		entry = register_code((PyObject *)code);
 		if (gc_was_enabled)
@@ -426,6 +423,15 @@ static struct code_entry *entry_of(PyFrameObject *frame)
 	}
 	Py_DECREF(code);
 	return entry;
+}
+
+/* Stopped at the RESUME that begins the function's body, which checks for
+ * signals before CPython's CALL event: a frame there that runs something
+ * (a signal handler) or leaves (the handler's exception) was entered,
+ * and CPython has not said so. */
+static bool at_body_start(const struct code_entry *entry, PyFrameObject *frame)
+{
+	return PyFrame_GetLasti(frame) == entry->start;
 }
 
 /* Entered after its start: past the RESUME that begins the function's
@@ -462,19 +468,15 @@ static void end_vanished(elt_function_id id, PyObject *gen)
  * throw() into it that what it awaits absorbs (returning) goes on past the
  * await without a CALL event (_gen_throw sends the value on), and a signal
  * handler's exception ends a frame at its RESUME before the event.  Its
- * resume is reported at its first sign of life: a frame it calls (a throw
- * delegated to what it awaits links it as the caller, running), a builtin
- * it calls, or its own Leave; a CALL event CPython then gives it finds it
- * resumed.  Its segments pair, and what it calls has it for a parent.
- * Counted in `unannounced`.
+ * resume is reported at its first sign of life: a frame it calls, a
+ * builtin it calls, or its own Leave; a CALL event CPython then gives it
+ * finds it resumed.  Its segments pair, and what it calls has it for a
+ * parent.  Counted in `unannounced`.
  */
-static void resume_unannounced(PyFrameObject *frame)
+static void resume_unannounced(PyFrameObject *frame, const struct code_entry *entry)
 {
-	PyCodeObject *code = PyFrame_GetCode(frame);
-	struct code_entry *entry = pointer_map_get(&code_entries, code);
-	PyObject *gen = entry && entry->is_async ? PyFrame_GetGenerator(frame) : NULL;
+	PyObject *gen = entry->is_async ? PyFrame_GetGenerator(frame) : NULL;
 
-	Py_DECREF(code);
 	if (gen && (elt_function_id)pointer_map_get(&suspended, gen) == entry->id &&
 	    entry->id && shadow_push(frame, entry->id, entry)) {
 		pointer_map_remove(&suspended, gen);
@@ -485,20 +487,65 @@ static void resume_unannounced(PyFrameObject *frame)
 	Py_XDECREF(gen);
 }
 
+static void frame_entered(PyFrameObject *frame);
+
+/*
+ * The frame's caller.  CPython delivers no events while the hook runs, so
+ * nothing here may run Python code: nothing that checks for signals, and
+ * no collection, whose finalizers would run here.  An allocation can start
+ * one: a registration's, or PyFrame_GetBack's when the caller has no frame
+ * object yet (one that began before reporting did).
+ */
+static PyFrameObject *caller_of(PyFrameObject *frame)
+{
+	int gc_was_enabled = PyGC_Disable();
+	PyFrameObject *caller = PyFrame_GetBack(frame);
+
+	if (gc_was_enabled)
+		PyGC_Enable();
+	return caller;
+}
+
+/*
+ * `frame` runs something or leaves, and is not on top of the shadow stack:
+ * it was entered where CPython gave no event, or began before reporting
+ * did (then it is not reported).  At its body's start, a signal handler
+ * ran before its CALL event, or ended it: its call is reported now (the
+ * event, if it comes, finds it on top).  A coroutine seen suspending is
+ * resumed (resume_unannounced).
+ */
+static void announce_running(PyFrameObject *frame)
+{
+	struct code_entry *entry = entry_of(frame);
+
+	if (!entry || entry->ignored)
+		return;
+	if (at_body_start(entry, frame))
+		frame_entered(frame);
+	else
+		resume_unannounced(frame, entry);
+}
+
 static void frame_entered(PyFrameObject *frame)
 {
 	struct code_entry *entry = entry_of(frame);
 	PyFrameObject *caller;
 	void *continuation = NULL;
+	bool resuming;
 
 	if (!entry || entry->ignored)
 		return;
-	/* Resumed already, when what it delegated a throw() to ran. */
-	if (entry->is_async && shadow_on_top(frame))
+	/* Announced already (announce_running). */
+	if (shadow_on_top(frame))
 		return;
-	caller = PyFrame_GetBack(frame);
+	/* A resume's caller runs only when it called: a throw() delegated
+	 * down an await chain links each coroutine as the caller of the
+	 * next, and one that is not ran no code of its own if the frame
+	 * below suspends again. */
+	resuming = entry->is_async && entered_after_start(entry, frame);
+	caller = resuming ? NULL : caller_of(frame);
 	if (caller && !shadow_on_top(caller))
-		resume_unannounced(caller);
+		announce_running(caller);
 	Py_XDECREF(caller);
 	if (entry->is_async) {
 		PyObject *gen = PyFrame_GetGenerator(frame);
@@ -551,7 +598,7 @@ static void frame_left(PyFrameObject *frame, PyObject *result)
 	struct shadow_frame top;
 
 	if (!shadow_on_top(frame))
-		resume_unannounced(frame);
+		announce_running(frame);
 	if (!shadow_on_top(frame)) {
 		adapter_counters.skipped_leaves++;
 		return;
@@ -619,7 +666,7 @@ static void dispatch(PyFrameObject *frame, int what, PyObject *arg)
 	case PyTrace_C_CALL:
 		if (report_c_calls && !called_from_ignored(frame)) {
 			if (!shadow_on_top(frame))
-				resume_unannounced(frame);
+				announce_running(frame);
 			builtin_entered(arg);
 		}
 		break;
@@ -667,6 +714,18 @@ static int profile_hook(PyObject *obj, PyFrameObject *frame, int what,
 	return 0;
 }
 
+/* A coroutine seen suspending, as reporting stops: see adapter_uninstall. */
+static void close_suspended(const void *gen, void *id)
+{
+	PyObject *no_result = NULL;
+
+	adapter_counters.enters++;
+	adapter_counters.leaves++;
+	adapter_counters.closed_at_stop++;
+	report_status(elt_emit_enter((elt_function_id)id, NULL, (void *)gen), "closing at stop");
+	report_status(elt_emit_leave((elt_function_id)id, &no_result, NULL), "closing at stop");
+}
+
 void adapter_install(bool c_calls)
 {
 	report_c_calls = c_calls;
@@ -680,10 +739,13 @@ void adapter_uninstall(void)
 	running = false;
 	close_running_frames();
 	PyEval_SetProfile(NULL, NULL);
-	/* The suspended coroutines are kept: their suspensions stay open in
-	 * the library, and a later start() must see their next entries as
-	 * resumes, or a coroutine suspending again would suspend a
-	 * continuation twice. */
+	/* The coroutines seen suspending end here too, as a resume and a
+	 * return without a value.  Nothing is seen while stopped: one that
+	 * ended then could not be told from a new coroutine at its address,
+	 * whose segments would go on its invocation.  Ended, their
+	 * suspensions are no longer open in the library either, and after a
+	 * start() each is seen from its next resume, as its call. */
+	pointer_map_drain(&suspended, close_suspended);
 	/* Last: it lets the other threads run, which now see the stop. */
 	gil_nudge_stop();
 }

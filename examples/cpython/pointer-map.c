@@ -98,3 +98,20 @@ bool pointer_map_remove(struct pointer_map *map, const void *key)
 	map->count--;
 	return true;
 }
+
+void pointer_map_drain(struct pointer_map *map,
+		       void (*fn)(const void *key, void *value))
+{
+	if (!map->slots)
+		return;
+	for (size_t i = 0; i <= map->mask; i++) {
+		struct pointer_map_slot *slot = &map->slots[i];
+
+		if (slot->key) {
+			fn(slot->key, slot->value);
+			slot->key = NULL;
+			slot->value = NULL;
+		}
+	}
+	map->count = 0;
+}

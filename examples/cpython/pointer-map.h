@@ -29,5 +29,8 @@ void *pointer_map_get(const struct pointer_map *map, const void *key);
 bool pointer_map_put(struct pointer_map *map, const void *key, void *value);
 /* Removes `key`; true if it was there. */
 bool pointer_map_remove(struct pointer_map *map, const void *key);
+/* Calls fn on every entry, then empties the map (keeping its memory). */
+void pointer_map_drain(struct pointer_map *map,
+		       void (*fn)(const void *key, void *value));
 
 #endif

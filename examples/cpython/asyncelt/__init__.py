@@ -52,7 +52,8 @@ def start(plugins=None, *, c_calls=False, threads=True, include=None):
 
 
 def stop():
-    """Stop reporting, on every thread; start() may follow."""
+    """Stop reporting, on every thread; start() may follow.  What runs or is
+    suspended now ends here (doc/cpython.md, "Segments in Python terms")."""
     threading.setprofile(None)
     _asyncelt.stop()
 

@@ -94,6 +94,29 @@ async def unannounced():
     await bare_yield()
     return v
 
+def absorbing():
+    while True:
+        try:
+            yield 1
+        except KeyError:
+            pass
+
+def chain_middle():
+    yield from absorbing()
+
+def chain_top():
+    yield from chain_middle()
+
+async def cleans_up(fut):
+    try:
+        await fut
+    except asyncio.CancelledError:
+        await asyncio.sleep(0)
+        raise
+
+async def awaits_cleanup(fut):
+    await cleans_up(fut)
+
 async def main():
     for i in range(5):
         plain(i)
@@ -135,6 +158,21 @@ async def main():
     await asyncio.sleep(0)
     task.cancel()
     await task
+    # A throw() down a chain, caught by the innermost frame, which then
+    # waits again: CPython runs none of the frames above it.
+    g = chain_top()
+    next(g)
+    g.throw(KeyError)
+    next(g)
+    g.close()
+    fut = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(awaits_cleanup(fut))
+    await asyncio.sleep(0)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
     # The same by hand, and the coroutine then calls and suspends again.
     c = unannounced()
     c.send(None)
@@ -174,6 +212,47 @@ async def main():
 asyncio.run(main())
 '''
 
+# A coroutine seen suspending ends while stopped, and another takes its
+# address: after start() it is a coroutine of its own, seen from its
+# resume.  `first` (and its `pause`) end at the stop.
+STOP_START = r"""
+import asyncelt, types
+
+@types.coroutine
+def pause():
+    yield
+
+async def first():
+    await pause()
+    return 1
+
+async def second():
+    await pause()
+    await pause()
+    return 2
+
+asyncelt.start()
+a = first()
+a.send(None)
+asyncelt.stop()
+address = id(a)
+try:
+    a.send(None)
+except StopIteration:
+    pass
+del a
+b = second()
+b.send(None)
+asyncelt.start()
+try:
+    b.send(None)
+    b.send(None)
+except StopIteration:
+    pass
+asyncelt.stop()
+print("same address:", id(b) == address)
+"""
+
 # Code compiled at every call, as eval() and exec() do: one function,
 # however many code objects, and none kept once it is gone.
 EVAL_LOOP = r'''
@@ -187,7 +266,9 @@ print(x)
 # after an await CPython calls the profile hook before any handler, and
 # nothing but C runs between the raise and the resume here.  A handler run
 # inside the hook (where CPython pauses its events) would go unreported.
-SIGNAL_AT_FIRST_SIGHT = r"""
+# Then a handler whose exception ends functions at their first RESUME,
+# which runs handlers before CPython's CALL event.
+SIGNALS = r"""
 import ctypes, functools, signal, sys, types
 import asyncelt
 
@@ -195,6 +276,18 @@ handled = 0
 def on_usr1(signum, frame):
     global handled
     handled += 1
+
+class Interrupt(BaseException):
+    pass
+
+def on_usr2(signum, frame):
+    raise Interrupt()
+
+def victim():
+    return 1
+
+async def coro_victim():
+    return 2
 
 @types.coroutine
 def once():
@@ -205,7 +298,9 @@ async def first_seen_at_resume():
     return 1
 
 signal.signal(signal.SIGUSR1, on_usr1)
+signal.signal(signal.SIGUSR2, on_usr2)
 raise_in_c = functools.partial(ctypes.CDLL(None)["raise"], signal.SIGUSR1)
+interrupt_in_c = functools.partial(ctypes.CDLL(None)["raise"], signal.SIGUSR2)
 c = first_seen_at_resume()
 c.send(None)
 asyncelt.start()
@@ -213,8 +308,17 @@ try:
     list(map(functools.partial.__call__, [raise_in_c, functools.partial(c.send, None)]))
 except StopIteration:
     pass
+# The handler's exception ends each at its first instruction, before
+# CPython's CALL event: nothing but C between the raise and the call.
+interrupted = 0
+for call in (functools.partial(victim), functools.partial(victim),
+             functools.partial(coro_victim().send, None)):
+    try:
+        list(map(functools.partial.__call__, [interrupt_in_c, call]))
+    except Interrupt:
+        interrupted += 1
 asyncelt.stop()
-print("handled", handled)
+print("handled", handled, "interrupted", interrupted)
 """
 
 # (calls, resumes, suspends, returns) each function must show.
@@ -236,6 +340,12 @@ EXPECTED = {
     "absorbs": (1, 1, 1, 1),
     "unannounced": (1, 2, 2, 1),        # its unannounced resume, then a real one
     "in_unannounced": (1, 0, 0, 1),
+    # the throw() into chain_top reaches absorbing alone, which yields again
+    "absorbing": (1, 3, 3, 1),
+    "chain_middle": (1, 2, 2, 1),
+    "chain_top": (1, 2, 2, 1),
+    "cleans_up": (1, 2, 2, 1),          # resumed by the throw, waits, re-raises
+    "awaits_cleanup": (1, 1, 1, 1),     # runs again only to end
 }
 
 
@@ -249,7 +359,7 @@ def write(text):
 
 
 def main():
-    tap.plan(34)
+    tap.plan(41)
     scenario = write(SCENARIO)
     run = tap.Run([scenario], logging=True, c_calls=True)
     tap.ok(run.status == 0, "the scenario runs under the adapter", run.output())
@@ -311,6 +421,16 @@ def main():
            "no orphan, nothing live",
            "%s %s" % (problems, mid.stats()))
 
+    stop_start = tap.Run([write(STOP_START)], runner=False)
+    got = {k: tap.segments(stop_start.row(k)) for k in ("first", "second", "pause")}
+    tap.ok(stop_start.status == 0 and "same address: True" in stop_start.stdout
+           and got == {"first": (1, 1, 1, 1), "second": (1, 1, 1, 1), "pause": (3, 2, 2, 3)}
+           and tap.clean(stop_start.stats()) and stop_start.stats()["live"] == 0
+           and not tap.balanced(stop_start),
+           "stop() ends what is suspended; a coroutine at a dead one's address "
+           "after start() is its own",
+           "%s\n%s\n%s" % (got, stop_start.output(), json.dumps(stop_start.stats())))
+
     evals = tap.Run([write(EVAL_LOOP)])
     rows = [r for name, r in evals.rows().items() if name.startswith("<module> (<string>:1)")]
     stats = evals.stats()
@@ -321,11 +441,22 @@ def main():
            "... and neither functions nor the code objects kept grow with them",
            json.dumps(stats))
 
-    sig = tap.Run([write(SIGNAL_AT_FIRST_SIGHT)], runner=False)
-    tap.ok(sig.status == 0 and "handled 1" in sig.stdout
+    sig = tap.Run([write(SIGNALS)], runner=False, logging=True)
+    tap.ok(sig.status == 0 and "handled 1 interrupted 3" in sig.stdout
            and tap.segments(sig.row("on_usr1")) == (1, 0, 0, 1),
            "a signal handler run as the adapter first meets a code object is reported",
            "%s\n%s" % (sig.output(), sig.report()))
+    calls = {e["invocation"]: e for e in sig.log() if e["kind"] == "call"}
+    handlers = [e for e in calls.values() if e["function"].startswith("on_usr2 (")]
+    tap.ok(tap.segments(sig.row("victim")) == (2, 0, 0, 2)
+           and tap.segments(sig.row("coro_victim")) == (1, 0, 0, 1)
+           and len(handlers) == 3
+           and all(calls.get(h["parent"], {}).get("function", "").split(" ")[0]
+                   in ("victim", "coro_victim") for h in handlers)
+           and not tap.balanced(sig) and tap.clean(sig.stats()),
+           "a function a signal handler's exception ends at its first instruction: "
+           "its call and return, the handler's parent",
+           "%s\n%s\n%s" % (json.dumps(handlers), sig.report(), json.dumps(sig.stats())))
 
     bad_spec = tap.subprocess.run(
         [sys.executable, "-m", "asyncelt", "--plugins", "no-such-plugin", scenario],
