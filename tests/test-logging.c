@@ -34,6 +34,20 @@ static void check_kinds(const char *text, int json, unsigned long extra, const c
 	}
 }
 
+/* A call whose argument, formatted, is longer than a 256-byte buffer. */
+static const char big_id;
+#define BIG ((elt_function_id)&big_id)
+
+static void big_call(void)
+{
+	struct { char c[300]; } big;
+	void *args[] = { &big };
+
+	memset(&big, 7, sizeof(big));
+	elt_emit_enter(BIG, args, NULL);
+	elt_emit_leave(BIG, NULL, NULL);
+}
+
 int main(void)
 {
 	const char *prefix = test_prefix("logging");
@@ -43,9 +57,10 @@ int main(void)
 	int t, forked = 0;
 	long child = 0;
 
-	tap_plan(34);
+	tap_plan(35);
 	if (elt_register_function(WORK, "Work", "l(K i d)", ELT_FUNCTION_ASYNC) ||
-	    elt_register_function(PLAIN, "Plain", "v(p)", 0))
+	    elt_register_function(PLAIN, "Plain", "v(p)", 0) ||
+	    elt_register_function(BIG, "Big", "v({c[300]})", 0))
 		tap_bail("register: %s", elt_last_error());
 
 	/* refusals first: a refused plugin takes no slot */
@@ -83,6 +98,7 @@ int main(void)
 			tap_bail("pthread_create failed");
 	for (t = 0; t < THREADS; t++)
 		pthread_join(threads[t], NULL);
+	big_call();
 
 #if !defined(_WIN32)
 	{
@@ -110,7 +126,7 @@ int main(void)
 	is_int(elt_shutdown(), ELT_OK, "shutdown writes every buffer out");
 
 	text = slurp(json_path);
-	check_kinds(text, 1, 0, "JSON Lines");
+	check_kinds(text, 1, 1, "JSON Lines");
 	ok(count_of(text, "\"args\":[7,0.5]") == ALL &&
 	   count_of(text, "\"args\":[\"0xfeed\"]") == ALL, "calls carry their decoded arguments");
 	is_int(count_of(text, "\"ret\":42"), ALL, "returns carry the value");
@@ -121,7 +137,7 @@ int main(void)
 	check_with_python("--jsonl", json_path, "every JSON line parses");
 
 	text = slurp(text_path);
-	check_kinds(text, 0, forked, "text");
+	check_kinds(text, 0, 1 + (unsigned long)forked, "text");
 	ok(count_of(text, " args=(7, 0.5)") == ALL && count_of(text, " args=(0xfeed)") == ALL,
 	   "text: the arguments");
 	ok(count_of(text, " ret=<incomplete>") == ALL && count_of(text, " args=<incomplete>") == ALL,
@@ -129,9 +145,13 @@ int main(void)
 	free(text);
 
 	text = slurp(tiny_path);
-	check_kinds(text, 1, forked, "256-byte buffer (the child appends to it too)");
+	check_kinds(text, 1, 1 + (unsigned long)forked,
+		    "256-byte buffer (the child appends to it too)");
+	is_int(count_of(text, "\"args\":[\"...\"]"), 1,
+	       "256-byte buffer: the 300-byte argument, longer than it, is \"...\"");
 	free(text);
-	check_with_python("--jsonl", tiny_path, "the 256-byte buffer's lines all parse (none cut)");
+	check_with_python("--jsonl", tiny_path, "the 256-byte buffer's lines all parse, "
+			  "the one with the cut value too");
 
 	if (forked) {
 		char child_path[300];

@@ -204,7 +204,12 @@ void tbuf_put_value(struct tbuf *b, const elt_type *t, const void *data,
 		b->len += need;
 		return;
 	}
-	/* Longer than the whole buffer: keep what fits and say it is cut. */
+	/* Longer than the whole buffer.  JSON cut anywhere is no JSON: the
+	 * value is the string "..." there; text keeps what fits. */
+	if (flags & ELT_FORMAT_JSON) {
+		tbuf_put_str(b, "\"...\"");
+		return;
+	}
 	b->len = cap - 4;
 	memcpy(b->data + b->len, "...", 3);
 	b->len += 3;

@@ -174,7 +174,8 @@ static inline void tbuf_put_char(struct tbuf *b, char c)
 void tbuf_put_u64(struct tbuf *b, uint64_t v);
 void tbuf_put_hex(struct tbuf *b, uint64_t v);         /* 0x... */
 /* t's value at data, rendered by elt_format_value.  A value longer than
- * the whole buffer is cut, and "..." marks the cut. */
+ * the whole buffer is cut, and "..." marks the cut (in JSON, the whole
+ * value is the string "..."). */
 void tbuf_put_value(struct tbuf *b, const elt_type *t, const void *data,
 		    unsigned flags);
 /* A string escaped for a JSON string's contents (no quotes added). */
