@@ -9,6 +9,7 @@
 #include "../../plugins/logging/recording.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,28 @@ static elt_status fail(char *error, size_t size, const char *name, size_t offset
 
 /* --- the preamble ---------------------------------------------------------- */
 
+/* A preamble line "KEY DIGITS" with a value from min to max: true, the
+ * value in *v.  False when the line is another key's.  *bad when it is
+ * this key's with no such number (not digits, out of the range). */
+static bool preamble_number(const char *line, const char *key, uint64_t min,
+			    uint64_t max, uint64_t *v, bool *bad)
+{
+	size_t key_len = strlen(key);
+	const char *p = line + key_len + 1;
+
+	if (strncmp(line, key, key_len) != 0 || line[key_len] != ' ')
+		return false;
+	*v = 0;
+	*bad = !*p || strspn(p, "0123456789") != strlen(p);
+	for (; !*bad && *p; p++) {
+		if (*v > (max - (uint64_t)(*p - '0')) / 10)
+			*bad = true;
+		*v = *v * 10 + (uint64_t)(*p - '0');
+	}
+	*bad = *bad || *v < min;
+	return true;
+}
+
 static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *error,
 				 size_t error_size)
 {
@@ -77,6 +100,8 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 	size_t at = 0;
 	int version = 0;
 	char version_text[24] = "";     /* as written: said when refused */
+	uint64_t number;
+	bool bad_number;
 
 	if (c->size < magic_len || memcmp(text, REC_MAGIC, magic_len) != 0)
 		return fail(error, error_size, f->name, 0,
@@ -121,8 +146,13 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 				  ? atoi(v) : -1;
 			continue;
 		}
-		if (sscanf(value, "pid %ld", &f->pid) == 1)
+		if (preamble_number(value, "pid", 1, LONG_MAX, &number, &bad_number)) {
+			if (bad_number)
+				return fail(error, error_size, f->name, (size_t)(line - text),
+					    "\"%s\": no pid", value);
+			f->pid = (long)number;
 			continue;
+		}
 		if (strncmp(value, "abi ", 4) == 0) {
 			snprintf(f->abi, sizeof(f->abi), "%s", value + 4);
 			continue;
@@ -147,12 +177,19 @@ static elt_status parse_preamble(struct cursor *c, struct dump_file *f, char *er
 			have_clock = true;
 			continue;
 		}
-		if (sscanf(value, "base %" SCNu64, &f->base_ns) == 1) {
+		if (preamble_number(value, "base", 0, UINT64_MAX, &f->base_ns, &bad_number)) {
+			if (bad_number)
+				return fail(error, error_size, f->name, (size_t)(line - text),
+					    "\"%s\": no time in nanoseconds", value);
 			have_base = true;
 			continue;
 		}
-		if (sscanf(value, "buffer %" SCNu64, &f->buffer) == 1)
+		if (preamble_number(value, "buffer", 1, UINT64_MAX, &f->buffer, &bad_number)) {
+			if (bad_number)
+				return fail(error, error_size, f->name, (size_t)(line - text),
+					    "\"%s\": no buffer size", value);
 			continue;
+		}
 		/* other keys: a later writer's, ignored */
 	}
 	if (limit == c->size)
@@ -339,6 +376,13 @@ static enum step record(struct reader *r)
 
 	if (!take(&r->c, &tag, 1))
 		return STEP_CUT;
+	/* 'a' is no record's tag (a resume carries no value): another
+	 * recording's preamble, when files were concatenated */
+	if (tag == (uint8_t)REC_MAGIC[0] &&
+	    r->c.size - r->offset >= sizeof(REC_MAGIC) - 1 &&
+	    memcmp(r->c.data + r->offset, REC_MAGIC, sizeof(REC_MAGIC) - 1) == 0)
+		return bad(r, "%s", "another recording starts here (files joined into one?): "
+			   "give asyncelt-dump each file on its own");
 	memset(&e, 0, sizeof(e));
 	e.kind = (uint8_t)rec_kind_of(tag);
 	e.flags = (uint8_t)rec_flags_of(tag);
@@ -383,6 +427,18 @@ static enum step record(struct reader *r)
 	return STEP_OK;
 }
 
+/* Does the file end with a close record?  Then its writer closed it, and
+ * a record that seems cut short by its end is damage.  (A killed
+ * writer's last record cut where its bytes happen to be those two is
+ * possible, and far less likely than damage.) */
+static bool closed_at_end(const struct reader *r)
+{
+	const uint8_t *end = r->c.data + r->c.size;
+
+	return r->f->version >= 4 && r->c.size - r->offset >= 2 &&
+	       end[-2] == rec_tag(0, REC_CLOSE) && end[-1] == REC_END;
+}
+
 elt_status dump_parse(const void *data, size_t size, const char *name,
 		      struct dump_file *out, char *error, size_t error_size)
 {
@@ -400,6 +456,12 @@ elt_status dump_parse(const void *data, size_t size, const char *name,
 
 		r.offset = r.c.at;
 		step = record(&r);
+		if (step == STEP_CUT && closed_at_end(&r)) {
+			fail(error, error_size, name, r.offset, "a record runs past the end of "
+			     "the file, which ends with a close record: not cut short, "
+			     "the file is corrupt");
+			step = STEP_FAILED;
+		}
 		if (step == STEP_FAILED)
 			st = ELT_E_INVALID_ARGUMENT;
 		else if (step == STEP_CUT)
