@@ -302,7 +302,12 @@ static void timing_enter(const elt_info *info, void *state)
 	if (!segment_of(info, t, &s, t->trace || elt_get_segment_kind(info) == ELT_SEGMENT_RESUME))
 		return;
 	r = s.record;
-	if (!r->segments) {     /* its initial call (or a resume never seen suspending) */
+	/* A resume of an invocation it never saw begin: added since, or a
+	 * resume the library never saw suspend (an orphan).  Its times are
+	 * unknown: it is left out, as one that began before the plugin. */
+	if (!r->segments && elt_get_segment_kind(info) == ELT_SEGMENT_RESUME)
+		return;
+	if (!r->segments) {     /* its initial call */
 		r->f = times_of(t, info);
 		r->start = now;
 		r->start_thread = s.inv.thread;

@@ -181,6 +181,7 @@ static bool visit(struct walk *w, uint32_t process, uint32_t function,
 			.function = function,
 			.parent_id = e->kind == REC_CALL ? e->parent_or_continuation : 0,
 			.parent = MODEL_NONE, .start = now, .start_thread = e->thread,
+			.called = e->kind == REC_CALL,
 		};
 
 		inv = model_add_invocation(m, &fresh);
@@ -204,7 +205,7 @@ static bool visit(struct walk *w, uint32_t process, uint32_t function,
 		}
 		map_put(&w->ids, e->invocation, process, inv);
 		w->ids.used++;
-		m->functions[fresh.function].calls++;
+		m->functions[fresh.function].calls += fresh.called;
 		return begin_segment(w, inv, now, e->thread, false);
 	}
 	if (inv == MODEL_NONE)

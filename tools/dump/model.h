@@ -32,6 +32,9 @@ struct model_invocation {
 	uint32_t first_segment, nsegments;  /* in model.by_invocation */
 	uint32_t hops;
 	uint64_t active;
+	bool called;                    /* saw its initial call: else first
+					   seen at an orphan resume, its start
+					   unknown */
 	bool complete;                  /* saw its final return or tail call */
 	bool running;                   /* a segment was open at the end */
 	bool flow_pending;              /* suspended, its resume not seen */

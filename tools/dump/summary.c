@@ -56,7 +56,7 @@ void output_summary(FILE *out, const struct model *m)
 		const struct model_invocation *r = &m->invocations[k];
 		struct histogram *fh = &h[(size_t)r->function * MEASURES];
 
-		if (!r->complete)
+		if (!r->complete || !r->called)  /* its start unknown: left out */
 			continue;
 		histogram_record(&fh[WALL], r->end - r->start);
 		histogram_record(&fh[ACTIVE], r->active);
