@@ -359,6 +359,10 @@ static int find_module(const char *name, char *path, size_t size)
 	       access(path, F_OK) == 0;
 }
 
+/* The longest NAME a module file asyncelt-NAME.so can have: a file name
+ * is at most 255 bytes on every system the library runs on. */
+#define MODULE_NAME_MAX (255 - (sizeof("asyncelt-" MODULE_SUFFIX) - 1))
+
 static elt_status load_one(const char *name, const char *options)
 {
 	const elt_plugin *(*entry)(void), *desc;
@@ -372,6 +376,11 @@ static elt_status load_one(const char *name, const char *options)
 		if (!fits(snprintf(path, sizeof(path), "%s", name), sizeof(path)))
 			return elt_set_error(ELT_E_PLUGIN, "plugin %.40s...: a path of %zu bytes, "
 					     "at most %zu", name, strlen(name), sizeof(path) - 1);
+	} else if (strlen(name) > MODULE_NAME_MAX) {
+		/* said before the search: the message then has room for why */
+		return elt_set_error(ELT_E_PLUGIN, "plugin %.40s...: a name of %zu bytes, "
+				     "and no file name asyncelt-NAME" MODULE_SUFFIX " has over %zu",
+				     name, strlen(name), MODULE_NAME_MAX);
 	} else if (!find_module(name, path, sizeof(path)))
 		return elt_set_error(ELT_E_PLUGIN,
 				     "plugin %s: no asyncelt-%s" MODULE_SUFFIX " in $ASYNCELT_PLUGIN_PATH "

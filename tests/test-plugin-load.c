@@ -77,6 +77,18 @@ static void check_long_path_refused(void)
 	   messages);
 }
 
+/* A name no module file can have is refused as such, and the message
+ * says so: it printed the name whole twice, and the reason was lost past
+ * the message's 1 KB. */
+static void check_long_name_refused(void)
+{
+	static char spec[5001];
+
+	memset(spec, 'a', sizeof(spec) - 1);
+	ok(load(spec) == ELT_E_PLUGIN && HAS("a name of 5000 bytes, and no file name"),
+	   "a 5000-byte plugin name is refused, saying why: %.200s", messages);
+}
+
 int main(void)
 {
 	elt_plugin old = elt_plugin_good, tiny = elt_plugin_good;
@@ -128,6 +140,7 @@ int main(void)
 	ok(st == ELT_E_BAD_OPTION && HAS("max-pending") && HAS("lots"),
 	   "a malformed bound: %s", messages);
 	check_long_path_refused();
+	check_long_name_refused();
 	st = load("counting:output=/nonexistent/dir/report.txt");
 	ok(st == ELT_E_IO && HAS("/nonexistent/dir/report.txt"),
 	   "an unwritable output file: %s", messages);
