@@ -1142,11 +1142,19 @@ void elt_invocation_thread_exit(struct elt_thread_invocations *t)
 
 void elt_invocation_thread_forget(struct elt_thread_invocations *t)
 {
+	uint64_t started = atomic_load_explicit(&t->started, memory_order_relaxed);
+
 	/* Its async segments will never end: no resume may wait for them. */
 	while (t->async_running)
 		elt_async_segment_ended(t);
-	/* Its records and stack are the parent's history: not counted, and
-	 * the records stay where they are, unused. */
+	/* What it started stays counted, as an exited thread's: what it
+	 * suspended may resume and complete in the child.  What was running
+	 * on it is the parent's alone, not counted at all. */
+	atomic_fetch_add(&exited_started, started > t->depth ? started - t->depth : 0);
+	atomic_fetch_add(&exited_completed,
+			 atomic_load_explicit(&t->completed, memory_order_relaxed));
+	/* Its records and stack are the parent's history: the records stay
+	 * where they are, unused. */
 	unmap_stacks(t);
 }
 
