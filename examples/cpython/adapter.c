@@ -1,58 +1,30 @@
 /*
- * Python's profile events as libasyncelt segments.
+ * The adapter's core: what CPython's events become, whichever way they
+ * come (core.h; profile-311.c for 3.11, monitoring.c for 3.12+).
  *
- * CPython 3.11 calls a profile function (PyEval_SetProfile) with
- * PyTrace_CALL every time a frame starts running and PyTrace_RETURN every
- * time it stops, for coroutine and generator frames too: their first send,
- * every resume, every yield (an await that suspends is a yield of the
- * whole chain of awaiting frames), the final return and an exception
- * leaving the frame.  These are the segments of doc/runtime.md exactly:
+ * A function is registered with libasyncelt at the first sight of a code
+ * object of it; each thread keeps a shadow stack of the frames whose Enter
+ * was reported, so that only their Leaves are; a coroutine (or generator,
+ * or async generator) seen suspending is remembered, with its function
+ * id, until it resumes: that entry is a resume, with the generator object
+ * for continuation.  The segments are those of doc/runtime.md:
  *
- *   PyTrace_CALL, past the body's start, of a        resume (continuation:
- *   coroutine seen suspending                        the coroutine object)
- *   PyTrace_CALL otherwise                           initial call
- *   PyTrace_RETURN at a YIELD_VALUE, with a value    suspension
- *   PyTrace_RETURN anywhere else, or arg NULL        final return (NULL:
- *                                                    an exception)
- *
- * A throw() into a suspended coroutine enters at its YIELD_VALUE and,
- * when the exception escapes, leaves from there with arg NULL: the NULL
- * is what tells that exit from a yield.  Only public API is used:
- * PyFrame_GetCode, PyFrame_GetGenerator, PyFrame_GetLasti, PyCode_GetCode
- * (all 3.11+) and attribute lookups done once per code object.
+ *   a frame's first entry, or a generator's not seen suspending   call
+ *   a generator seen suspending, entered again past its start     resume
+ *   a generator leaving at a yield, with a value                  suspend
+ *   any other leave (NULL result: an exception)                   return
  *
  * Every function runs with the GIL held, which orders a suspension's
  * Leave before its resume's Enter: the library never has to wait.
  */
-#include "adapter.h"
+#include "core.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 
-#include <asyncelt.h>
-
-#include "gil-nudge.h"
 #include "pointer-map.h"
 
 struct adapter_counters adapter_counters;
-
-/*
- * What the adapter keeps per code object, while the code object lives: a
- * weak reference's callback drops it when the code object dies, so memory
- * follows the functions a program has, not the code objects it ever ran
- * (eval() and exec() make new ones at every call).  The function id is
- * the function's, shared by every code object of one qualname, file,
- * line and kind.
- */
-struct code_entry {
-	elt_function_id id;     /* 0: not reported (ignored) */
-	const void *code;       /* the code object's address: its key here */
-	PyObject *alive;        /* the weak reference to it */
-	PyObject *bytecode;     /* co_code, to see where a frame stopped */
-	int start;              /* offset of the RESUME that starts the body */
-	bool is_async;
-	bool ignored;           /* the profiler's own code, or not included */
-};
 
 static struct pointer_map code_entries;        /* code -> code_entry */
 static struct pointer_map entries_by_ref;      /* weak reference -> code_entry */
@@ -64,44 +36,19 @@ static struct pointer_map c_functions;         /* C function -> (void *)1 */
  * resume. */
 static struct pointer_map suspended;
 
-static int yield_value_opcode = -1;
-static int resume_opcode = -1;
 static PyObject *ignored_prefix;       /* files whose code is not reported */
 static PyObject *included_prefixes;    /* a tuple: only code from these files
                                           is reported; NULL: all of it */
-static bool running;
-static bool report_c_calls;
-
-static int opcode_number(PyObject *opmap, const char *name)
-{
-	PyObject *op = PyDict_GetItemString(opmap, name);
-
-	if (!op) {
-		PyErr_Format(PyExc_RuntimeError, "dis.opmap has no %s", name);
-		return -1;
-	}
-	return (int)PyLong_AsLong(op);
-}
 
 static PyObject *code_died(PyObject *self, PyObject *ref);
 static PyMethodDef code_died_method = { "code_died", code_died, METH_O, NULL };
 
 int adapter_setup(void)
 {
-	PyObject *dis = PyImport_ImportModule("dis");
-
 	code_died_callback = PyCFunction_New(&code_died_method, NULL);
 	if (!code_died_callback)
 		return -1;
-	PyObject *opmap = dis ? PyObject_GetAttrString(dis, "opmap") : NULL;
-
-	if (opmap) {
-		yield_value_opcode = opcode_number(opmap, "YIELD_VALUE");
-		resume_opcode = opcode_number(opmap, "RESUME");
-	}
-	Py_XDECREF(opmap);
-	Py_XDECREF(dis);
-	return yield_value_opcode < 0 || resume_opcode < 0 ? -1 : 0;
+	return backend_setup();
 }
 
 /* --- the shadow stack ---------------------------------------------------- */
@@ -110,13 +57,6 @@ int adapter_setup(void)
  * innermost last.  A Leave is reported only for the frame on top, so the
  * library sees balanced segments even when reporting starts or stops with
  * frames running. */
-struct shadow_frame {
-	const void *key;        /* the frame; for a builtin, its function object */
-	elt_function_id id;
-	const struct code_entry *entry; /* NULL for a builtin; the frame keeps
-	                                   its code object, and so this, alive */
-};
-
 struct shadow_stack {
 	struct shadow_frame *frames;
 	size_t depth, capacity;
@@ -136,6 +76,8 @@ static void shadow_key_create(void)
 	(void)pthread_key_create(&shadow_owner, shadow_free);
 }
 
+size_t shadow_threads_open;
+
 static bool shadow_push(const void *key, elt_function_id id, const struct code_entry *entry)
 {
 	if (shadow.depth == shadow.capacity) {
@@ -152,19 +94,39 @@ static bool shadow_push(const void *key, elt_function_id id, const struct code_e
 		shadow.frames = frames;
 		shadow.capacity = capacity;
 	}
+	if (shadow.depth == 0)
+		shadow_threads_open++;
 	shadow.frames[shadow.depth++] = (struct shadow_frame){ key, id, entry };
 	return true;
 }
 
-static bool shadow_on_top(const void *key)
+void shadow_after_fork(void)
+{
+	shadow_threads_open = shadow.depth > 0;
+}
+
+bool shadow_on_top(const void *key)
 {
 	return shadow.depth > 0 && shadow.frames[shadow.depth - 1].key == key;
+}
+
+const struct shadow_frame *shadow_top(void)
+{
+	return shadow.depth > 0 ? &shadow.frames[shadow.depth - 1] : NULL;
+}
+
+/* The frame on top, popped. */
+static struct shadow_frame shadow_pop_top(void)
+{
+	if (--shadow.depth == 0)
+		shadow_threads_open--;
+	return shadow.frames[shadow.depth];
 }
 
 /* The id of the frame on top if it is `key` (popped), else 0. */
 static elt_function_id shadow_pop(const void *key)
 {
-	return shadow_on_top(key) ? shadow.frames[--shadow.depth].id : 0;
+	return shadow_on_top(key) ? shadow_pop_top().id : 0;
 }
 
 /* --- registration -------------------------------------------------------- */
@@ -207,11 +169,13 @@ static PyObject *code_display_name(PyObject *code)
 void adapter_ignore_files(PyObject *prefix)
 {
 	Py_XSETREF(ignored_prefix, Py_XNewRef(prefix));
+	adapter_filters_changed();
 }
 
 void adapter_include_files(PyObject *prefixes)
 {
 	Py_XSETREF(included_prefixes, Py_XNewRef(prefixes));
+	adapter_filters_changed();
 }
 
 /* Whether filename starts with prefixes (a str, or a tuple of str). */
@@ -243,19 +207,6 @@ static bool is_ignored(PyObject *code)
 	Py_XDECREF(filename);
 	PyErr_Clear();
 	return ignored;
-}
-
-/* The first RESUME: what precedes it (cell set-up, RETURN_GENERATOR) runs
- * before a generator's first entry. */
-static int start_of_body(PyObject *bytecode)
-{
-	const unsigned char *code = (const unsigned char *)PyBytes_AS_STRING(bytecode);
-
-	for (Py_ssize_t i = 0; i + 1 < PyBytes_GET_SIZE(bytecode); i += 2) {
-		if (code[i] == resume_opcode)
-			return (int)i;
-	}
-	return 0;
 }
 
 /*
@@ -336,10 +287,8 @@ static struct code_entry *register_code(PyObject *code)
 	entry->code = code;
 	entry->is_async = (PyLong_AsLong(flags) & ASYNC_CODE_FLAGS) != 0;
 	entry->ignored = is_ignored(code);
-	entry->bytecode = PyCode_GetCode((PyCodeObject *)code);
-	if (!entry->bytecode)
+	if (backend_inspect_code(entry, code) < 0)
 		goto fail;
-	entry->start = start_of_body(entry->bytecode);
 	if (!entry->ignored && !(entry->id = function_id(name, entry->is_async)))
 		goto fail;
 	entry->alive = PyWeakref_NewRef(code, code_died_callback);
@@ -388,7 +337,7 @@ static elt_function_id register_new_c_function(PyObject *callable, void *fn)
 
 /* A builtin's id is its C function: bound methods are new objects at every
  * access, the function behind them is not. */
-static elt_function_id register_c_function(PyObject *callable)
+elt_function_id register_c_function(PyObject *callable)
 {
 	void *fn = (void *)PyCFunction_GetFunction(callable);
 
@@ -399,7 +348,7 @@ static elt_function_id register_c_function(PyObject *callable)
 	if (pointer_map_get(&c_functions, fn))
 		return (elt_function_id)fn;
 
-	int gc_was_enabled = PyGC_Disable();    /* see caller_of() */
+	int gc_was_enabled = PyGC_Disable();    /* see entry_of_code() */
 	elt_function_id id = register_new_c_function(callable, fn);
 
 	if (gc_was_enabled)
@@ -407,41 +356,27 @@ static elt_function_id register_c_function(PyObject *callable)
 	return id;
 }
 
-/* --- the events ----------------------------------------------------------- */
+/* --- segments ----------------------------------------------------------- */
 
-static struct code_entry *entry_of(PyFrameObject *frame)
+/*
+ * The entry of a code object met for the first time is made here, in the
+ * interpreter's hook, where CPython delivers no events: nothing here may
+ * run Python code, neither what checks for signals nor a collection,
+ * whose finalizers would run here.  Registration allocates, and an
+ * allocation can start a collection: the collector is held off.
+ */
+struct code_entry *entry_of_code(PyCodeObject *code)
 {
-	PyCodeObject *code = PyFrame_GetCode(frame);
 	struct code_entry *entry = pointer_map_get(&code_entries, code);
 
 	if (!entry) {
-		int gc_was_enabled = PyGC_Disable();     /* see caller_of() */
+		int gc_was_enabled = PyGC_Disable();
 
 		entry = register_code((PyObject *)code);
 		if (gc_was_enabled)
 			PyGC_Enable();
 	}
-	Py_DECREF(code);
 	return entry;
-}
-
-/* Stopped at the RESUME that begins the function's body, which checks for
- * signals before CPython's CALL event: a frame there that runs something
- * (a signal handler) or leaves (the handler's exception) was entered,
- * and CPython has not said so. */
-static bool at_body_start(const struct code_entry *entry, PyFrameObject *frame)
-{
-	return PyFrame_GetLasti(frame) == entry->start;
-}
-
-/* Entered after its start: past the RESUME that begins the function's
- * body.  A first entry (a send, or a throw() or close() before it ran) is
- * at or before it.  A resume is anywhere after: at the RESUME following
- * a yield, at the YIELD_VALUE (a throw() there), or back at the SEND of
- * an await whose awaited coroutine a throw() ended. */
-static bool entered_after_start(const struct code_entry *entry, PyFrameObject *frame)
-{
-	return PyFrame_GetLasti(frame) > entry->start;
 }
 
 /* The coroutine suspended at `gen`'s address ended where no hook saw it,
@@ -463,110 +398,31 @@ static void end_vanished(elt_function_id id, PyObject *gen)
 	report_status(elt_emit_leave(id, &no_result, NULL), "ending a vanished coroutine");
 }
 
-/*
- * A coroutine seen suspending runs again, and CPython has not said so: a
- * throw() into it that what it awaits absorbs (returning) goes on past the
- * await without a CALL event (_gen_throw sends the value on), and a signal
- * handler's exception ends a frame at its RESUME before the event.  Its
- * resume is reported at its first sign of life: a frame it calls, a
- * builtin it calls, or its own Leave; a CALL event CPython then gives it
- * finds it resumed.  Its segments pair, and what it calls has it for a
- * parent.  Counted in `unannounced`.
- */
-static void resume_unannounced(PyFrameObject *frame, const struct code_entry *entry)
+elt_function_id suspended_take(PyObject *gen)
 {
-	PyObject *gen = entry->is_async ? PyFrame_GetGenerator(frame) : NULL;
+	elt_function_id id = (elt_function_id)pointer_map_get(&suspended, gen);
 
-	if (gen && (elt_function_id)pointer_map_get(&suspended, gen) == entry->id &&
-	    entry->id && shadow_push(frame, entry->id, entry)) {
+	if (id)
 		pointer_map_remove(&suspended, gen);
-		adapter_counters.unannounced++;
-		adapter_counters.enters++;
-		report_status(elt_emit_enter(entry->id, NULL, gen), "unannounced resume");
-	}
-	Py_XDECREF(gen);
+	return id;
 }
 
-static void frame_entered(PyFrameObject *frame);
-
-/*
- * The frame's caller.  CPython delivers no events while the hook runs, so
- * nothing here may run Python code: nothing that checks for signals, and
- * no collection, whose finalizers would run here.  An allocation can start
- * one: a registration's, or PyFrame_GetBack's when the caller has no frame
- * object yet (one that began before reporting did).
- */
-static PyFrameObject *caller_of(PyFrameObject *frame)
+void segment_enter(PyFrameObject *frame, const struct code_entry *entry,
+		   PyObject *gen, bool after_start)
 {
-	int gc_was_enabled = PyGC_Disable();
-	PyFrameObject *caller = PyFrame_GetBack(frame);
-
-	if (gc_was_enabled)
-		PyGC_Enable();
-	return caller;
-}
-
-/*
- * `frame` runs something or leaves, and is not on top of the shadow stack:
- * it was entered where CPython gave no event, or began before reporting
- * did (then it is not reported).  At its body's start, a signal handler
- * ran before its CALL event, or ended it: its call is reported now (the
- * event, if it comes, finds it on top).  A coroutine seen suspending is
- * resumed (resume_unannounced).
- */
-static void announce_running(PyFrameObject *frame)
-{
-	struct code_entry *entry = entry_of(frame);
-
-	if (!entry || entry->ignored)
-		return;
-	if (at_body_start(entry, frame))
-		frame_entered(frame);
-	else
-		resume_unannounced(frame, entry);
-}
-
-static void frame_entered(PyFrameObject *frame)
-{
-	struct code_entry *entry = entry_of(frame);
-	PyFrameObject *caller;
 	void *continuation = NULL;
-	bool resuming;
+	/* A resume is an entry after a yield whose suspension was reported.
+	 * Not seen suspending: its first entry, or it was suspended before
+	 * reporting started (then the first segment seen is reported as its
+	 * call).  Seen, but at its first entry: the address belonged to a
+	 * coroutine that died unseen, now reused. */
+	elt_function_id suspended_id = gen ? suspended_take(gen) : 0;
 
-	if (!entry || entry->ignored)
-		return;
-	/* Announced already (announce_running). */
-	if (shadow_on_top(frame))
-		return;
-	/* A resume's caller runs only when it called: a throw() delegated
-	 * down an await chain links each coroutine as the caller of the
-	 * next, and one that is not ran no code of its own if the frame
-	 * below suspends again. */
-	resuming = entry->is_async && entered_after_start(entry, frame);
-	caller = resuming ? NULL : caller_of(frame);
-	if (caller && !shadow_on_top(caller))
-		announce_running(caller);
-	Py_XDECREF(caller);
-	if (entry->is_async) {
-		PyObject *gen = PyFrame_GetGenerator(frame);
-
-		/* A resume is an entry after a yield whose suspension was
-		 * reported.  Not seen suspending: its first entry, or it was
-		 * suspended before reporting started (then the first segment
-		 * seen is reported as its call).  Seen, but at its first
-		 * entry: the address belonged to a coroutine that died unseen,
-		 * now reused. */
-		elt_function_id suspended_id =
-			gen ? (elt_function_id)pointer_map_get(&suspended, gen) : 0;
-
-		if (suspended_id) {
-			pointer_map_remove(&suspended, gen);
-			if (entered_after_start(entry, frame))
-				continuation = gen;
-			else
-				end_vanished(suspended_id, gen);
-		}
-		Py_XDECREF(gen);
+	if (suspended_id) {
+		if (after_start)
+			continuation = gen;
+		else
+			end_vanished(suspended_id, gen);
 	}
 	if (!shadow_push(frame, entry->id, entry))
 		return;
@@ -580,50 +436,47 @@ static void frame_entered(PyFrameObject *frame)
 	}
 }
 
-/* Left at a yield: the instruction the frame stopped at is YIELD_VALUE
- * and a value was produced (an exception thrown in at a YIELD_VALUE and
- * escaping leaves from the same instruction, with no value). */
-static bool left_at_yield(const struct code_entry *entry, PyFrameObject *frame,
-			  PyObject *result)
+void segment_leave(PyObject *gen, PyObject *result)
 {
-	int lasti = PyFrame_GetLasti(frame);
-
-	return entry->is_async && result && lasti >= 0 &&
-	       lasti < PyBytes_GET_SIZE(entry->bytecode) &&
-	       (unsigned char)PyBytes_AS_STRING(entry->bytecode)[lasti] == yield_value_opcode;
-}
-
-static void frame_left(PyFrameObject *frame, PyObject *result)
-{
-	struct shadow_frame top;
-
-	if (!shadow_on_top(frame))
-		announce_running(frame);
-	if (!shadow_on_top(frame)) {
-		adapter_counters.skipped_leaves++;
-		return;
-	}
-	top = shadow.frames[--shadow.depth];
-	elt_function_id id = top.id;
+	elt_function_id id = shadow_pop_top().id;
 
 	adapter_counters.leaves++;
-	if (left_at_yield(top.entry, frame, result)) {
-		PyObject *gen = PyFrame_GetGenerator(frame);
-
-		if (gen && pointer_map_put(&suspended, gen, (void *)id)) {
+	if (gen) {
+		if (pointer_map_put(&suspended, gen, (void *)id)) {
 			report_status(elt_emit_leave(id, NULL, gen), "suspend");
-			Py_DECREF(gen);
 			return;
 		}
 		/* No room to remember it: end the invocation here rather
 		 * than make its resume an orphan. */
-		Py_XDECREF(gen);
 		adapter_counters.dropped++;
 	}
 	report_status(elt_emit_leave(id, &result, NULL), "return");
 }
 
-static void builtin_entered(PyObject *callable)
+/*
+ * A coroutine seen suspending runs again, and CPython 3.11 has not said
+ * so (profile-311.c): a
+ * throw() into it that what it awaits absorbs (returning) goes on past the
+ * await without a CALL event (_gen_throw sends the value on), and a signal
+ * handler's exception ends a frame at its RESUME before the event.  Its
+ * resume is reported at its first sign of life: a frame it calls, a
+ * builtin it calls, or its own Leave; a CALL event CPython then gives it
+ * finds it resumed.  Its segments pair, and what it calls has it for a
+ * parent.  Counted in `unannounced`.
+ */
+void segment_resume_unannounced(PyFrameObject *frame, const struct code_entry *entry,
+				PyObject *gen)
+{
+	if (gen && (elt_function_id)pointer_map_get(&suspended, gen) == entry->id &&
+	    entry->id && shadow_push(frame, entry->id, entry)) {
+		pointer_map_remove(&suspended, gen);
+		adapter_counters.unannounced++;
+		adapter_counters.enters++;
+		report_status(elt_emit_enter(entry->id, NULL, gen), "unannounced resume");
+	}
+}
+
+void builtin_entered(PyObject *callable)
 {
 	elt_function_id id = register_c_function(callable);
 
@@ -633,7 +486,7 @@ static void builtin_entered(PyObject *callable)
 	}
 }
 
-static void builtin_left(PyObject *callable)
+void builtin_left(PyObject *callable)
 {
 	elt_function_id id = shadow_pop(callable);
 
@@ -645,76 +498,24 @@ static void builtin_left(PyObject *callable)
 	report_status(elt_emit_leave(id, NULL, NULL), "builtin return");
 }
 
-/* Builtins called by the profiler's own code (stop() itself) are not the
- * program's either. */
-static bool called_from_ignored(PyFrameObject *frame)
-{
-	struct code_entry *entry = entry_of(frame);
-
-	return !entry || entry->ignored;
-}
-
-static void dispatch(PyFrameObject *frame, int what, PyObject *arg)
-{
-	switch (what) {
-	case PyTrace_CALL:
-		frame_entered(frame);
-		break;
-	case PyTrace_RETURN:
-		frame_left(frame, arg);
-		break;
-	case PyTrace_C_CALL:
-		if (report_c_calls && !called_from_ignored(frame)) {
-			if (!shadow_on_top(frame))
-				announce_running(frame);
-			builtin_entered(arg);
-		}
-		break;
-	case PyTrace_C_RETURN:
-	case PyTrace_C_EXCEPTION:
-		if (report_c_calls)
-			builtin_left(arg);
-		break;
-	}
-}
-
 /* Reporting stops on this thread with frames still running: their
  * segments end here, as returns without a value, so that every Enter
  * reported has its Leave (their real ends will not be seen). */
-static void close_running_frames(void)
+void close_running_frames(void)
 {
 	PyObject *no_result = NULL;
 
 	while (shadow.depth > 0) {
-		const struct shadow_frame *top = &shadow.frames[--shadow.depth];
+		const struct shadow_frame top = shadow_pop_top();
 
 		adapter_counters.leaves++;
 		adapter_counters.closed_at_stop++;
-		report_status(elt_emit_leave(top->id, top->entry ? &no_result : NULL,
+		report_status(elt_emit_leave(top.id, top.entry ? &no_result : NULL,
 					     NULL), "closing at stop");
 	}
 }
 
-/* An exception here would be raised in the profiled program: none is. */
-static int profile_hook(PyObject *obj, PyFrameObject *frame, int what,
-			PyObject *arg)
-{
-	(void)obj;
-	if (!running) {
-		/* stop() ran on another thread: this one's hook goes now. */
-		close_running_frames();
-		PyEval_SetProfile(NULL, NULL);
-		return 0;
-	}
-	PyObject *type, *value, *traceback;
-
-	PyErr_Fetch(&type, &value, &traceback);
-	dispatch(frame, what, arg);
-	PyErr_Restore(type, value, traceback);
-	return 0;
-}
-
-/* A coroutine seen suspending, as reporting stops: see adapter_uninstall. */
+/* A coroutine seen suspending, as reporting stops. */
 static void close_suspended(const void *gen, void *id)
 {
 	PyObject *no_result = NULL;
@@ -726,75 +527,15 @@ static void close_suspended(const void *gen, void *id)
 	report_status(elt_emit_leave((elt_function_id)id, &no_result, NULL), "closing at stop");
 }
 
-void adapter_install(bool c_calls)
+/*
+ * The coroutines seen suspending end as reporting stops, as a resume and a
+ * return without a value.  Nothing is seen while stopped: one that ended
+ * then could not be told from a new coroutine at its address, whose
+ * segments would go on its invocation.  Ended, their suspensions are no
+ * longer open in the library either, and after a start() each is seen
+ * from its next resume, as its call.
+ */
+void close_suspended_coroutines(void)
 {
-	report_c_calls = c_calls;
-	running = true;
-	PyEval_SetProfile(profile_hook, NULL);
-	gil_nudge_start();
-}
-
-void adapter_uninstall(void)
-{
-	running = false;
-	close_running_frames();
-	PyEval_SetProfile(NULL, NULL);
-	/* The coroutines seen suspending end here too, as a resume and a
-	 * return without a value.  Nothing is seen while stopped: one that
-	 * ended then could not be told from a new coroutine at its address,
-	 * whose segments would go on its invocation.  Ended, their
-	 * suspensions are no longer open in the library either, and after a
-	 * start() each is seen from its next resume, as its call. */
 	pointer_map_drain(&suspended, close_suspended);
-	/* Last: it lets the other threads run, which now see the stop. */
-	gil_nudge_stop();
-}
-
-void adapter_after_fork_child(void)
-{
-	gil_nudge_forget();
-	if (running)
-		gil_nudge_start();
-}
-
-bool adapter_running(void)
-{
-	return running;
-}
-
-static const struct {
-	const char *name;
-	int what;
-} event_names[] = {
-	{ "call", PyTrace_CALL }, { "return", PyTrace_RETURN },
-	{ "c_call", PyTrace_C_CALL }, { "c_return", PyTrace_C_RETURN },
-	{ "c_exception", PyTrace_C_EXCEPTION },
-};
-
-PyObject *adapter_thread_bootstrap(PyObject *self, PyObject *const *args,
-				   Py_ssize_t nargs)
-{
-	(void)self;
-	if (nargs != 3 || !PyFrame_Check(args[0]) || !PyUnicode_Check(args[1])) {
-		PyErr_SetString(PyExc_TypeError,
-				"thread_bootstrap(frame, event, arg): a profile function");
-		return NULL;
-	}
-	if (!running) {
-		PyEval_SetProfile(NULL, NULL);
-		Py_RETURN_NONE;
-	}
-	/* From now on this thread's events go to the C hook directly. */
-	PyEval_SetProfile(profile_hook, NULL);
-	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
-		if (PyUnicode_CompareWithASCIIString(args[1], event_names[i].name) == 0) {
-			/* A "return" with None may be a yield of None or an
-			 * exception: no matter, no Enter on this thread was
-			 * reported yet, so no Leave is. */
-			dispatch((PyFrameObject *)args[0], event_names[i].what,
-				 args[2]);
-			break;
-		}
-	}
-	Py_RETURN_NONE;
 }

@@ -21,14 +21,14 @@ static PyObject *raise_status(PyObject *type, const char *what, elt_status st)
 
 static PyObject *start(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-	static char *keywords[] = { "plugins", "c_calls", NULL };
+	static char *keywords[] = { "plugins", "c_calls", "threads", NULL };
 	const char *plugins = NULL;
-	int c_calls = 0;
+	int c_calls = 0, threads = 1;
 	elt_status st;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|zp:start", keywords,
-					 &plugins, &c_calls))
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|zpp:start", keywords,
+					 &plugins, &c_calls, &threads))
 		return NULL;
 	if (shut_down)
 		return PyErr_Format(PyExc_RuntimeError,
@@ -47,7 +47,8 @@ static PyObject *start(PyObject *self, PyObject *args, PyObject *kwargs)
 		return PyErr_Format(PyExc_RuntimeError,
 				    "start: plugins are chosen at the first start only");
 	}
-	adapter_install(c_calls);
+	if (adapter_install(c_calls, threads) < 0)
+		return NULL;
 	Py_RETURN_NONE;
 }
 
@@ -55,7 +56,7 @@ static PyObject *stop(PyObject *self, PyObject *unused)
 {
 	(void)self;
 	(void)unused;
-	adapter_uninstall();
+	adapter_uninstall(false);
 	Py_RETURN_NONE;
 }
 
@@ -70,7 +71,7 @@ static PyObject *shutdown(PyObject *self, PyObject *unused)
 	/* First: the uninstall lets other threads run (gil-nudge.c), and a
 	 * start() or shutdown() of theirs must see it. */
 	shut_down = true;
-	adapter_uninstall();
+	adapter_uninstall(true);
 	elt_status st = elt_shutdown();
 
 	return Py_BuildValue("(is)", (int)st, st == ELT_OK ? "" : elt_strerror(st));
@@ -151,9 +152,11 @@ static PyMethodDef methods[] = {
 	  "ignore_files(prefix): code from files whose path starts with prefix "
 	  "is not reported (None: report everything)." },
 	{ "start", (PyCFunction)(void (*)(void))start, METH_VARARGS | METH_KEYWORDS,
-	  "start(plugins=None, c_calls=False): report this thread's Python "
-	  "functions and coroutines to libasyncelt.  The first start loads "
-	  "$ASYNCELT_PLUGINS, then `plugins` (the same syntax)." },
+	  "start(plugins=None, c_calls=False, threads=True): report Python "
+	  "functions and coroutines to libasyncelt: this thread's (3.11: new "
+	  "threads install the hook through thread_bootstrap), or every "
+	  "thread's (3.12+; this one's alone without threads).  The first "
+	  "start loads $ASYNCELT_PLUGINS, then `plugins` (the same syntax)." },
 	{ "stop", stop, METH_NOARGS, "stop(): stop reporting, on every thread." },
 	{ "shutdown", shutdown, METH_NOARGS,
 	  "shutdown() -> (status, message): the plugins report; status 0 when "
@@ -164,10 +167,12 @@ static PyMethodDef methods[] = {
 	{ "stats", stats, METH_NOARGS,
 	  "stats() -> dict: the library's invocation statistics and the "
 	  "adapter's counters." },
+#if !ADAPTER_USES_MONITORING
 	{ "thread_bootstrap", (PyCFunction)(void (*)(void))adapter_thread_bootstrap,
 	  METH_FASTCALL,
 	  "The profile function for threading.setprofile: installs the C hook "
 	  "in a new thread." },
+#endif
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -38,7 +38,9 @@ def start(plugins=None, *, c_calls=False, threads=True, include=None):
     plugins: an ASYNCELT_PLUGINS specification ("counting;timing:trace=t.json"),
     loaded at the first start only, after $ASYNCELT_PLUGINS.
     c_calls: also report builtins called from Python (off: they are many).
-    threads: also report threads started from now on (threading.setprofile).
+    threads: also report other threads: on 3.11 those started from now on
+    (threading.setprofile), on 3.12+ all of them (sys.monitoring's events
+    are every thread's).
     include: report only code from files whose path starts with one of these
     (a list of paths: a file, or a directory with a trailing separator);
     fixed by the first start, like the plugins.
@@ -46,8 +48,8 @@ def start(plugins=None, *, c_calls=False, threads=True, include=None):
     if include is not None:
         _asyncelt.include_files(tuple(os.path.abspath(p) + (os.sep if p.endswith(os.sep) else "")
                                       for p in include))
-    _asyncelt.start(plugins, c_calls)
-    if threads:
+    _asyncelt.start(plugins, c_calls, threads)
+    if threads and hasattr(_asyncelt, "thread_bootstrap"):  # 3.11's per-thread hook
         threading.setprofile(_asyncelt.thread_bootstrap)
 
 
