@@ -40,6 +40,22 @@ static PyObject *ignored_prefix;       /* files whose code is not reported */
 static PyObject *included_prefixes;    /* a tuple: only code from these files
                                           is reported; NULL: all of it */
 
+static int resume_opcode = -1;
+
+int opcode_number(const char *name)
+{
+	PyObject *dis = PyImport_ImportModule("dis");
+	PyObject *opmap = dis ? PyObject_GetAttrString(dis, "opmap") : NULL;
+	PyObject *op = opmap ? PyDict_GetItemString(opmap, name) : NULL;
+	int number = op ? (int)PyLong_AsLong(op) : -1;
+
+	if (opmap && !op)
+		PyErr_Format(PyExc_RuntimeError, "dis.opmap has no %s", name);
+	Py_XDECREF(opmap);
+	Py_XDECREF(dis);
+	return number;
+}
+
 static PyObject *code_died(PyObject *self, PyObject *ref);
 static PyMethodDef code_died_method = { "code_died", code_died, METH_O, NULL };
 
@@ -47,6 +63,9 @@ int adapter_setup(void)
 {
 	code_died_callback = PyCFunction_New(&code_died_method, NULL);
 	if (!code_died_callback)
+		return -1;
+	resume_opcode = opcode_number("RESUME");
+	if (resume_opcode < 0)
 		return -1;
 	return backend_setup();
 }
@@ -209,6 +228,19 @@ static bool is_ignored(PyObject *code)
 	return ignored;
 }
 
+/* The first RESUME: what precedes it (cell set-up, RETURN_GENERATOR) runs
+ * before a generator's first entry. */
+static int start_of_body(PyObject *bytecode)
+{
+	const unsigned char *code = (const unsigned char *)PyBytes_AS_STRING(bytecode);
+
+	for (Py_ssize_t i = 0; i + 1 < PyBytes_GET_SIZE(bytecode); i += 2) {
+		if (code[i] == resume_opcode)
+			return (int)i;
+	}
+	return 0;
+}
+
 /*
  * The id of the function `name` (qualname, file, line) of this kind,
  * registered with the library at its first code object.  The id is an
@@ -287,8 +319,10 @@ static struct code_entry *register_code(PyObject *code)
 	entry->code = code;
 	entry->is_async = (PyLong_AsLong(flags) & ASYNC_CODE_FLAGS) != 0;
 	entry->ignored = is_ignored(code);
-	if (backend_inspect_code(entry, code) < 0)
+	entry->bytecode = PyCode_GetCode((PyCodeObject *)code);
+	if (!entry->bytecode)
 		goto fail;
+	entry->start = start_of_body(entry->bytecode);
 	if (!entry->ignored && !(entry->id = function_id(name, entry->is_async)))
 		goto fail;
 	entry->alive = PyWeakref_NewRef(code, code_died_callback);
@@ -379,6 +413,21 @@ struct code_entry *entry_of_code(PyCodeObject *code)
 	return entry;
 }
 
+/* The invocation of a coroutine seen suspending ends, as a resume and a
+ * return without a value, where the coroutine was not seen ending;
+ * counted in *counter. */
+static void end_suspended(elt_function_id id, const void *gen, uint64_t *counter,
+			  const char *what)
+{
+	PyObject *no_result = NULL;
+
+	(*counter)++;
+	adapter_counters.enters++;
+	adapter_counters.leaves++;
+	report_status(elt_emit_enter(id, NULL, (void *)gen), what);
+	report_status(elt_emit_leave(id, &no_result, NULL), what);
+}
+
 /* The coroutine suspended at `gen`'s address ended where no hook saw it,
  * and a new one took the address.  CPython closes a suspended coroutine
  * when it is freed, through a frame entry the hook sees; yet the asyncio
@@ -389,13 +438,16 @@ struct code_entry *entry_of_code(PyCodeObject *code)
  * `vanished`. */
 static void end_vanished(elt_function_id id, PyObject *gen)
 {
-	PyObject *no_result = NULL;
+	end_suspended(id, gen, &adapter_counters.vanished, "ending a vanished coroutine");
+}
 
-	adapter_counters.vanished++;
-	adapter_counters.enters++;
-	adapter_counters.leaves++;
-	report_status(elt_emit_enter(id, NULL, gen), "ending a vanished coroutine");
-	report_status(elt_emit_leave(id, &no_result, NULL), "ending a vanished coroutine");
+bool segment_end_unseen(PyObject *gen, uint64_t *counter)
+{
+	elt_function_id id = suspended_take(gen);
+
+	if (id)
+		end_suspended(id, gen, counter, "ending a coroutine ended unseen");
+	return id != 0;
 }
 
 elt_function_id suspended_take(PyObject *gen)
@@ -518,13 +570,8 @@ void close_running_frames(void)
 /* A coroutine seen suspending, as reporting stops. */
 static void close_suspended(const void *gen, void *id)
 {
-	PyObject *no_result = NULL;
-
-	adapter_counters.enters++;
-	adapter_counters.leaves++;
-	adapter_counters.closed_at_stop++;
-	report_status(elt_emit_enter((elt_function_id)id, NULL, (void *)gen), "closing at stop");
-	report_status(elt_emit_leave((elt_function_id)id, &no_result, NULL), "closing at stop");
+	end_suspended((elt_function_id)id, gen, &adapter_counters.closed_at_stop,
+		      "closing at stop");
 }
 
 /*

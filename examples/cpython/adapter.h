@@ -31,6 +31,8 @@ struct adapter_counters {
 	uint64_t unannounced;           /* resumes CPython gave no event for,
 	                                   reported at the coroutine's next one
 	                                   (3.11 only) */
+	uint64_t closed_unseen;         /* 3.13+: generators close() ended with no
+	                                   event, ended as they died */
 	uint64_t closed_at_stop;        /* frames still running at stop(): their
 	                                   segment ends there, as a return */
 	uint64_t emit_errors;           /* elt_emit_* refused: must stay 0 */

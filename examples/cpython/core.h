@@ -29,15 +29,11 @@ struct code_entry {
 	elt_function_id id;     /* 0: not reported (ignored) */
 	const void *code;       /* the code object's address: its key here */
 	PyObject *alive;        /* the weak reference to it */
-	PyObject *bytecode;     /* the backend's (backend_inspect_code) */
-	int start;              /* the backend's */
+	PyObject *bytecode;     /* co_code, to see where a frame stopped */
+	int start;              /* offset of the RESUME that starts the body */
 	bool is_async;
 	bool ignored;           /* the profiler's own code, or not included */
 };
-
-/* Fills what the backend needs of a code object in `entry` (its fields
- * bytecode and start); -1 with an exception set on failure. */
-int backend_inspect_code(struct code_entry *entry, PyObject *code);
 
 /* The entry of `code`, registered at its first sight; NULL if it could
  * not be (counted in `dropped`; tried again at the next sight). */
@@ -77,6 +73,9 @@ void segment_enter(PyFrameObject *frame, const struct code_entry *entry,
 void segment_leave(PyObject *gen, PyObject *result);
 /* A coroutine seen suspending: its id, forgotten (0 if not seen). */
 elt_function_id suspended_take(PyObject *gen);
+/* The coroutine `gen` ended where no event said so: its invocation, if
+ * it was seen suspending, ends now (counted in *counter; true). */
+bool segment_end_unseen(PyObject *gen, uint64_t *counter);
 /* Resumed where the interpreter gave no event: see profile-311.c. */
 void segment_resume_unannounced(PyFrameObject *frame, const struct code_entry *entry,
 				PyObject *gen);
@@ -89,6 +88,8 @@ void close_running_frames(void);
  * without a value: see adapter.c. */
 void close_suspended_coroutines(void);
 
+/* dis.opmap[name]; -1 with an exception set if there is none. */
+int opcode_number(const char *name);
 /* The backend's setup, at import: -1 with an exception set on failure. */
 int backend_setup(void);
 

@@ -116,6 +116,7 @@ static PyObject *stats(PyObject *self, PyObject *unused)
 	    set_count(d, "enters", a->enters) || set_count(d, "leaves", a->leaves) ||
 	    set_count(d, "skipped_leaves", a->skipped_leaves) ||
 	    set_count(d, "closed_at_stop", a->closed_at_stop) ||
+	    set_count(d, "closed_unseen", a->closed_unseen) ||
 	    set_count(d, "vanished", a->vanished) ||
 	    set_count(d, "unannounced", a->unannounced) ||
 	    set_count(d, "emit_errors", a->emit_errors) ||

@@ -33,53 +33,11 @@
 static bool running;
 static bool report_c_calls;
 static int yield_value_opcode = -1;
-static int resume_opcode = -1;
-
-static int opcode_number(PyObject *opmap, const char *name)
-{
-	PyObject *op = PyDict_GetItemString(opmap, name);
-
-	if (!op) {
-		PyErr_Format(PyExc_RuntimeError, "dis.opmap has no %s", name);
-		return -1;
-	}
-	return (int)PyLong_AsLong(op);
-}
 
 int backend_setup(void)
 {
-	PyObject *dis = PyImport_ImportModule("dis");
-	PyObject *opmap = dis ? PyObject_GetAttrString(dis, "opmap") : NULL;
-
-	if (opmap) {
-		yield_value_opcode = opcode_number(opmap, "YIELD_VALUE");
-		resume_opcode = opcode_number(opmap, "RESUME");
-	}
-	Py_XDECREF(opmap);
-	Py_XDECREF(dis);
-	return yield_value_opcode < 0 || resume_opcode < 0 ? -1 : 0;
-}
-
-/* The first RESUME: what precedes it (cell set-up, RETURN_GENERATOR) runs
- * before a generator's first entry. */
-static int start_of_body(PyObject *bytecode)
-{
-	const unsigned char *code = (const unsigned char *)PyBytes_AS_STRING(bytecode);
-
-	for (Py_ssize_t i = 0; i + 1 < PyBytes_GET_SIZE(bytecode); i += 2) {
-		if (code[i] == resume_opcode)
-			return (int)i;
-	}
-	return 0;
-}
-
-int backend_inspect_code(struct code_entry *entry, PyObject *code)
-{
-	entry->bytecode = PyCode_GetCode((PyCodeObject *)code);
-	if (!entry->bytecode)
-		return -1;
-	entry->start = start_of_body(entry->bytecode);
-	return 0;
+	yield_value_opcode = opcode_number("YIELD_VALUE");
+	return yield_value_opcode < 0 ? -1 : 0;
 }
 
 /* --- the events ----------------------------------------------------------- */
