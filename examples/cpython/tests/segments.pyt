@@ -10,6 +10,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tap  # noqa: E402
 
+# The interpreter the adapter was built for: this one (run-python-test.sh).
+VERSION = sys.version_info[:2]
+
 SCENARIO = r'''
 import asyncio
 import types
@@ -359,7 +362,7 @@ def write(text):
 
 
 def main():
-    tap.plan(41)
+    tap.plan(42)
     scenario = write(SCENARIO)
     run = tap.Run([scenario], logging=True, c_calls=True)
     tap.ok(run.status == 0, "the scenario runs under the adapter", run.output())
@@ -367,9 +370,14 @@ def main():
         got = tap.segments(run.row(name))
         tap.ok(got == want, "%s: calls, resumes, suspends, returns = %s" % (name, want),
                "got %s\n%s" % (got, run.report()))
-    tap.ok(tap.segments(run.row("never_started")) == (1, 0, 0, 1),
-           "a generator closed before it ran: one call, ended by GeneratorExit",
-           run.report())
+    if VERSION < (3, 12):
+        tap.ok(tap.segments(run.row("never_started")) == (1, 0, 0, 1),
+               "3.11: a generator closed before it ran: one call, ended by GeneratorExit",
+               run.report())
+    else:
+        tap.ok(run.row("never_started") is None,
+               "3.12+: a generator closed before it ran runs no frame: nothing reported",
+               run.report())
     tap.ok(tap.segments(run.row("divmod")) == (1, 0, 0, 1),
            "--c-calls reports a builtin (divmod) as a call and a return", run.report())
     problems = tap.balanced(run)
@@ -403,9 +411,24 @@ def main():
     tap.ok(len(called) == 1 and owner and called[0]["parent"] == owner[0],
            "a call from an unannounced segment has that coroutine for its parent",
            json.dumps(called) + " " + json.dumps(owner))
-    tap.ok(stats["unannounced"] >= 2,
-           "the resumes CPython gave no event for are counted (after_swallowed, unannounced)",
-           json.dumps(stats))
+    if VERSION < (3, 12):
+        tap.ok(stats["unannounced"] >= 2,
+               "3.11: the resumes CPython gave no event for are counted "
+               "(after_swallowed, unannounced)", json.dumps(stats))
+    else:
+        tap.ok(stats["unannounced"] == 0,
+               "3.12+: every resume has its event (PY_THROW for after_swallowed, "
+               "unannounced): none inferred", json.dumps(stats))
+    # 3.13's close() of a generator at a yield outside any try runs no frame:
+    # `closed` and the asyncio generators so closed end as they die.
+    if VERSION >= (3, 13):
+        tap.ok(stats["closed_unseen"] >= 1 and stats["vanished"] == 0,
+               "3.13: generators close()d with no event end as they die (closed_unseen)",
+               json.dumps(stats))
+    else:
+        tap.ok(stats["closed_unseen"] == 0,
+               "%d.%d: close() runs the generator's frame: nothing ended unseen" % VERSION,
+               json.dumps(stats))
 
     mid = tap.Run([write(MID_RUN)], runner=False)
     mid_rows = {k: tap.segments(mid.row(k)) for k in ("inside", "before", "main")}

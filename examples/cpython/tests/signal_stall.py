@@ -1,7 +1,7 @@
 """CPython 3.11's stall of a profiled thread (examples/cpython/gil-nudge.c),
 made to happen every time:
 
-    signal_stall.py [--python-profile] [--seconds S] [--fork]
+    signal_stall.py [--python-profile | --python-monitoring] [--seconds S] [--fork]
     signal_stall.py --stop-race
 
 The main thread blocks in a read() that a signal does not interrupt (the
@@ -15,7 +15,9 @@ set, unless something recomputes it: the main thread, blocked, never will.
 
 --python-profile installs a do-nothing profile function written in
 Python (the stall is CPython's, whatever the profiler); without it the
-program is meant to run under the adapter (python -m asyncelt).  --fork
+program is meant to run under the adapter (python -m asyncelt).
+--python-monitoring (3.12+) is the same as a sys.monitoring tool: do-nothing
+Python callbacks for PY_START and PY_RETURN, every thread's.  --fork
 runs it all in a child of fork(), the profiler started in the parent,
 and kills the child if it has not ended after CHILD_DEADLINE seconds.
 Prints "finished: N calls" when it ends, N the calls made.
@@ -69,6 +71,7 @@ def stall(seconds):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--python-profile", action="store_true")
+    parser.add_argument("--python-monitoring", action="store_true")
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--fork", action="store_true")
     parser.add_argument("--stop-race", action="store_true")
@@ -78,6 +81,12 @@ def main():
         return
     if options.python_profile:
         threading.setprofile(lambda frame, event, arg: None)
+    if options.python_monitoring:
+        tool, events = sys.monitoring.DEBUGGER_ID, sys.monitoring.events
+        sys.monitoring.use_tool_id(tool, "signal_stall")
+        for event in (events.PY_START, events.PY_RETURN):
+            sys.monitoring.register_callback(tool, event, lambda *args: None)
+        sys.monitoring.set_events(tool, events.PY_START | events.PY_RETURN)
     if not options.fork:
         print("finished: %d calls" % stall(options.seconds))
         return
