@@ -1,4 +1,5 @@
-"""Runs CPython's own asyncio test suite (Debian: libpython3.11-testsuite),
+"""Runs CPython's own asyncio test suite (the interpreter's test package;
+Debian: libpython3.X-testsuite),
 with or without the adapter, and prints one line of counts:
 
     asyncio_suite.py [--profile SPEC] [MODULE...]
