@@ -11,9 +11,50 @@ import tap  # noqa: E402
 
 CALLS, LOOPS, COROUTINES = 200, 4, 50
 
+# A thread already running at start(): not hooked on 3.11 (threading.setprofile
+# reaches threads started later), covered on 3.12+ (sys.monitoring's events
+# are every thread's); with threads=False, on 3.12+ the calling thread alone.
+RUNNING_BEFORE = r"""
+import sys, threading
+import asyncelt
+
+def early_work():
+    return 1
+
+def main_work():
+    return 2
+
+go, done = threading.Event(), threading.Event()
+
+def runner():
+    go.wait()
+    for _ in range(100):
+        early_work()
+    done.set()
+
+thread = threading.Thread(target=runner)
+thread.start()
+asyncelt.start(threads=sys.argv[1] == "threads")
+for _ in range(10):
+    main_work()
+go.set()
+done.wait()
+thread.join()
+asyncelt.stop()
+"""
+
+
+def write(text):
+    """A script of `text`, removed when the test exits."""
+    fd, path = tap.tempfile.mkstemp(suffix=".py")
+    tap.atexit.register(os.unlink, path)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path
+
 
 def main():
-    tap.plan(9)
+    tap.plan(11)
     run = tap.Run([tap.WORKLOADS, "threads", "--calls", str(CALLS), "--loops", str(LOOPS),
                    "--coroutines", str(COROUTINES)], logging=True)
     want = sum(k * j for k in range(LOOPS) for j in range(COROUTINES))
@@ -59,6 +100,21 @@ def main():
                for seq in by_invocation.values()),
            "each coroutine's 6 segment boundaries stitched into one invocation, "
            "on its loop's thread", len(by_invocation))
+
+    script = write(RUNNING_BEFORE)
+    rows = {}
+    for mode in ("threads", "alone"):
+        early = tap.Run([script, mode], runner=False)
+        rows[mode] = (early.status, tap.segments(early.row("early_work")),
+                      tap.segments(early.row("main_work")), tap.clean(early.stats()),
+                      tap.balanced(early))
+    covered = (100, 0, 0, 100) if sys.version_info >= (3, 12) else None
+    tap.ok(rows["threads"] == (0, covered, (10, 0, 0, 10), True, []),
+           "a thread running at start(): %s" % ("covered (3.12+: the events are every "
+                                               "thread's)" if covered else
+                                               "not hooked (3.11)"), rows["threads"])
+    tap.ok(rows["alone"] == (0, None, (10, 0, 0, 10), True, []),
+           "threads=False: the calling thread alone", rows["alone"])
 
 
 if __name__ == "__main__":
