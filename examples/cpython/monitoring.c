@@ -271,20 +271,39 @@ static int watch_setup(void)
 }
 #endif
 
+/* The entry and the frame of an event (code, instruction_offset, ...) to
+ * report; NULL if it is not, with *reply the callback's answer. */
+static const struct code_entry *event_frame(PyObject *const *args, Py_ssize_t nargs,
+					    bool may_disable, PyFrameObject **frame,
+					    PyObject **reply)
+{
+	bool skip;
+	const struct code_entry *entry;
+
+	if (nargs < 2 || !(entry = reported(args[0], &skip))) {
+		*reply = answer(nargs >= 2 && skip && may_disable);
+		return NULL;
+	}
+	*frame = frame_of(args[0]);
+	if (!*frame) {
+		*reply = Py_NewRef(Py_None);
+		return NULL;
+	}
+	return entry;
+}
+
 /* A frame starts or goes on: its call, or a generator's resume when it was
  * seen suspending and `after_start`. */
 static PyObject *entered(PyObject *const *args, Py_ssize_t nargs, bool after_start,
 			 bool may_disable)
 {
-	bool skip;
 	const struct code_entry *entry;
 	PyFrameObject *frame;
-	PyObject *gen;
+	PyObject *gen, *reply;
 
-	if (nargs < 2 || !(entry = reported(args[0], &skip)))
-		return answer(nargs >= 2 && skip && may_disable);
-	frame = frame_of(args[0]);
-	if (!frame || shadow_on_top(frame))     /* announced already */
+	if (!(entry = event_frame(args, nargs, may_disable, &frame, &reply)))
+		return reply;
+	if (shadow_on_top(frame))       /* announced already */
 		Py_RETURN_NONE;
 	if (!after_start)
 		announce_caller(frame);
@@ -301,16 +320,12 @@ static PyObject *entered(PyObject *const *args, Py_ssize_t nargs, bool after_sta
 static PyObject *left(PyObject *const *args, Py_ssize_t nargs, bool at_yield,
 		      PyObject *result, bool may_disable)
 {
-	bool skip;
 	const struct code_entry *entry;
 	PyFrameObject *frame;
-	PyObject *gen;
+	PyObject *gen, *reply;
 
-	if (nargs < 2 || !(entry = reported(args[0], &skip)))
-		return answer(nargs >= 2 && skip && may_disable);
-	frame = frame_of(args[0]);
-	if (!frame)
-		Py_RETURN_NONE;
+	if (!(entry = event_frame(args, nargs, may_disable, &frame, &reply)))
+		return reply;
 	if (!shadow_on_top(frame) && !result)
 		announce_at_body_start(frame);
 	if (!shadow_on_top(frame)) {
