@@ -296,16 +296,17 @@ static void timing_enter(const elt_info *info, void *state)
 {
 	struct timing *t = state;
 	uint64_t now = now_ns(t);
+	const bool resume = elt_get_segment_kind(info) == ELT_SEGMENT_RESUME;
 	struct segment s;
 	struct invocation_record *r;
 
-	if (!segment_of(info, t, &s, t->trace || elt_get_segment_kind(info) == ELT_SEGMENT_RESUME))
+	if (!segment_of(info, t, &s, t->trace || resume))
 		return;
 	r = s.record;
 	/* A resume of an invocation it never saw begin: added since, or a
 	 * resume the library never saw suspend (an orphan).  Its times are
 	 * unknown: it is left out, as one that began before the plugin. */
-	if (!r->segments && elt_get_segment_kind(info) == ELT_SEGMENT_RESUME)
+	if (!r->segments && resume)
 		return;
 	if (!r->segments) {     /* its initial call */
 		r->f = times_of(t, info);
