@@ -20,6 +20,7 @@
 #include <asyncelt.h>
 #include <asyncelt/plugin.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,11 +45,28 @@ struct state {
 	int nexpect;
 };
 
+/* One count of "C/R/S/T": digits only (strtoul alone would take "-1",
+ * a sign or spaces), then `sep`.  Returns where it stopped, or NULL. */
+static const char *parse_count(const char *p, char sep, unsigned long *out)
+{
+	char *end;
+
+	if (*p < '0' || *p > '9')
+		return NULL;
+	errno = 0;
+	*out = strtoul(p, &end, 10);
+	if (errno == ERANGE || *end != sep)
+		return NULL;
+	return end + (sep != '\0');
+}
+
 /* "NAME=C/R/S/T": one option item, as elt_option_next() splits it. */
 static elt_status parse_item(struct state *s, const elt_option *opt)
 {
 	struct expectation *e = &s->expect[s->nexpect];
-	char value[128], tail;
+	char value[128];
+	const char *p = value;
+	int i;
 
 	if (s->nexpect == MAX_EXPECT)
 		return elt_set_error(ELT_E_BAD_OPTION, "more than %d functions", MAX_EXPECT);
@@ -59,8 +77,9 @@ static elt_status parse_item(struct state *s, const elt_option *opt)
 	e->name[opt->key_len] = '\0';
 	memcpy(value, opt->value, opt->value_len);
 	value[opt->value_len] = '\0';
-	if (sscanf(value, "%lu/%lu/%lu/%lu%c", &e->kind[0], &e->kind[1],
-		   &e->kind[2], &e->kind[3], &tail) != 4)
+	for (i = 0; i < 4 && p; i++)
+		p = parse_count(p, i < 3 ? '/' : '\0', &e->kind[i]);
+	if (!p)
 		return elt_set_error(ELT_E_BAD_OPTION, "%s=%s: want CALLS/RESUMES/SUSPENDS/RETURNS",
 				     e->name, value);
 	s->nexpect++;
