@@ -433,17 +433,21 @@ static inline void *elt_function_storage_inline(const elt_info *info)
 #endif
 
 typedef struct elt_invocation_stats {
-	uint64_t started, completed, live;  /* live = started - completed:
+	uint64_t started, completed, live;  /* live = started - completed -
+	                                       abandoned ones forgotten:
 	                                       invocations not finished */
 	uint64_t orphan_resumes;        /* resumes with an unknown continuation */
 	uint64_t early_resumes;         /* resumes seen before the suspending
 	                                   Leave, stitched after waiting */
 	uint64_t unbalanced_leaves;     /* Leave or Tailcall matching no Enter
 	                                   on its thread */
-	uint64_t abandoned;             /* part of live: invocations that can
-	                                   no longer complete (an outer frame's
-	                                   Leave came first: an unwind; or their
-	                                   continuation was reused unresumed) */
+	uint64_t abandoned;             /* invocations that can no longer
+	                                   complete (an outer frame's Leave came
+	                                   first: an unwind; or their
+	                                   continuation was reused unresumed):
+	                                   part of live while a plugin keeps
+	                                   them (invocation_abandoned in
+	                                   asyncelt/plugin.h) */
 	uint64_t unpublished;           /* suspensions the continuation map had
 	                                   no room for: their resumes are orphans */
 	uint64_t waiting_resumes;       /* now: resumes waiting for their

@@ -114,6 +114,51 @@ static __attribute__((noinline, cold)) unsigned float_free_prefix(unsigned n)
 	return i;
 }
 
+/*
+ * The invocations found abandoned (invocation.c queued them), after the
+ * callbacks of the Leave that found them or, for the rare one a resume
+ * found, of the thread's next Leave.  Each plugin's invocation_abandoned
+ * hears of each, innermost first; then the library forgets it, unless a
+ * plugin without that callback still holds something for it (its slot or
+ * its storage) or was built before plugin ABI 1.5, when abandoned
+ * invocations stayed live: such a plugin may free what it holds, or list
+ * them, from its fini.  Where the helper saved no floating-point control
+ * state, only the plugins run_plugins_general may run are told; the rest
+ * keep it too.
+ */
+static __attribute__((noinline, cold)) void tell_abandoned(int fp_saved)
+{
+	struct elt_thread_invocations *t = elt_thread.invocations;
+	unsigned n = elt_plugins_in_use(), i;
+	unsigned callable = fp_saved ? n : float_free_prefix(n);
+	struct elt_invocation_record *r;
+
+	while ((r = elt_invocation_next_abandoned(t))) {
+		const elt_function_desc *fn = r->fn ? &r->fn->desc : NULL;
+		int keep = 0;
+
+		for (i = 0; i < n; i++) {
+			const struct elt_plugin_slot *p = &elt_plugins[i];
+			void *data;
+
+			if (p->flags & ELT_PLUGIN_NO_INVOCATIONS)
+				continue;
+			/* A callback may have shut the library down. */
+			if (i >= callable || !atomic_load_explicit(&elt_armed, memory_order_relaxed)) {
+				keep = 1;
+				continue;
+			}
+			data = elt_invocation_plugin_data(r, i);
+			if (p->invocation_abandoned)
+				p->invocation_abandoned(&r->inv, fn, data, p->state);
+			else if (data || !p->knows_forgetting)
+				keep = 1;
+		}
+		if (!keep)
+			elt_invocation_forget(t, r);
+	}
+}
+
 /* Invocation tracking, out of line: the dispatcher's own frame then
  * needs no registers for it. */
 static __attribute__((noinline)) void begin_invocation(struct elt_info *info)
@@ -121,9 +166,23 @@ static __attribute__((noinline)) void begin_invocation(struct elt_info *info)
 	elt_invocation_begin(info);
 }
 
+/* One instance per fp_saved, so that the test of the queue is all the
+ * abandoned invocations cost a Leave. */
+static inline __attribute__((always_inline)) void end_invocation_as(struct elt_info *info,
+								     int fp_saved)
+{
+	if (ELT_UNLIKELY(elt_invocation_end(info)))
+		tell_abandoned(fp_saved);
+}
+
 static __attribute__((noinline)) void end_invocation(struct elt_info *info)
 {
-	elt_invocation_end(info);
+	end_invocation_as(info, 1);
+}
+
+static __attribute__((noinline)) void end_invocation_nofloat(struct elt_info *info)
+{
+	end_invocation_as(info, 0);
 }
 
 /* Any other table of plugins than one alone that needs nothing: several
@@ -149,8 +208,12 @@ run_plugins_general(struct elt_info *info, unsigned hook, uint32_t state, int fp
 	else
 		run_callbacks(info, which, n);
 	/* Only a Leave or Tailcall ends what tracking began. */
-	if (hook != ELT_HOOK_ENTER && info->invocation)
-		end_invocation(info);
+	if (hook != ELT_HOOK_ENTER && info->invocation) {
+		if (fp_saved)
+			end_invocation(info);
+		else
+			end_invocation_nofloat(info);
+	}
 }
 
 /* The kind of a segment of a function that cannot suspend. */

@@ -154,6 +154,11 @@ struct elt_plugin_slot {
 	void (*thread_exit)(void *);
 	elt_status (*fini)(void *);
 	void *(*function_added)(void *, const elt_function_desc *);
+	void (*invocation_abandoned)(const elt_invocation *, const elt_function_desc *,
+				     void *, void *);
+	/* Built for plugin ABI 1.5 or later: an abandoned invocation it
+	 * holds nothing for may be forgotten (dispatch.c). */
+	uint8_t knows_forgetting;
 	uint32_t flags;         /* ELT_PLUGIN_*, as the descriptor says */
 	char name[64];
 };

@@ -58,6 +58,8 @@ static _Atomic uint32_t thread_count;
 /* Rare events: shared counters are cheap enough for them. */
 static _Atomic uint64_t orphan_resumes, early_resumes, unbalanced_leaves,
 	abandoned, unpublished, waiting_resumes;
+/* Abandoned invocations the plugins let go of: no longer live. */
+static _Atomic uint64_t forgotten;
 /* What exited threads started and completed; updated with the thread
  * list locked, like the per-thread counters are summed. */
 static _Atomic uint64_t exited_started, exited_completed;
@@ -271,10 +273,23 @@ static inline struct glance glance_at(struct table *t, size_t bucket, uintptr_t 
 	return g;
 }
 
+/* Thread t found r's invocation abandoned: counted, and queued for the
+ * dispatcher to tell the plugins (elt_invocation_end).  The record is t's
+ * alone now (off its stack, or taken out of the table). */
+static void queue_abandoned(struct elt_thread_invocations *t, struct elt_invocation_record *r)
+{
+	atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
+	if (!r)
+		return;                 /* out of memory for its record */
+	r->next_free = t->abandoned;
+	t->abandoned = r;
+}
+
 /* Removes from the bucket a record of `p`'s continuation that never
  * resumed: its invocation can no longer be resumed, since the runtime
- * reused the continuation (it stays live, counted as abandoned).  The
- * slots it frees join g->empty. */
+ * reused the continuation; it is abandoned, to this thread, the one
+ * publishing (a suspension, or a resume putting back what it took in
+ * error), which runs a segment.  The slots it frees join g->empty. */
 static void drop_stale(struct table *t, size_t bucket, const struct place *p,
 		       uintptr_t continuation, struct glance *g)
 {
@@ -292,7 +307,7 @@ static void drop_stale(struct table *t, size_t bucket, const struct place *p,
 							    memory_order_relaxed)) {
 			atomic_store_explicit(&record_of(old)->continuation, 0,
 					      memory_order_relaxed);
-			atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
+			queue_abandoned(elt_thread.invocations, record_of(old));
 			g->empty |= (uint32_t)1 << i;
 			g->room++;
 		}
@@ -319,10 +334,10 @@ static int place_in(struct table *t, size_t bucket, uint32_t empty, uintptr_t wo
 /*
  * Puts `r` (whose continuation is set) into the emptier of its buckets in
  * `t`: 1, or 0 when both are full, or -1 when `t` is frozen there (no
- * longer current: try again).  With `stale`, a record of the same
- * continuation met on the way is dropped first (drop_stale), rather than
- * confused with the new one.  A suspension costs one glance at each
- * bucket and one compare-and-swap, on a slot seen empty.
+ * longer current: try again).  With `stale` (a publication), a record of
+ * the same continuation met on the way is dropped first (drop_stale),
+ * rather than confused with the new one.  A suspension costs one glance at
+ * each bucket and one compare-and-swap, on a slot seen empty.
  */
 static int insert_into(struct table *t, struct elt_invocation_record *r, int stale)
 {
@@ -562,7 +577,8 @@ static int make_room(struct table *t)
 	return room;
 }
 
-/* A suspension: `r` waits in the table under `continuation`. */
+/* A suspension: `r` waits in the table under `continuation`.  On the
+ * thread of a segment, whose queue gets what it abandons. */
 static void publish(struct elt_invocation_record *r, uintptr_t continuation)
 {
 	struct table *t;
@@ -576,7 +592,7 @@ static void publish(struct elt_invocation_record *r, uintptr_t continuation)
 			sched_yield();
 		if (o == OVERFLOW_TAKEN) {
 			atomic_store_explicit(&stale->continuation, 0, memory_order_relaxed);
-			atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
+			queue_abandoned(elt_thread.invocations, stale);
 		}
 	}
 	atomic_store_explicit(&r->continuation, continuation, memory_order_relaxed);
@@ -1003,25 +1019,28 @@ int elt_invocation_grow(struct elt_thread_invocations *t)
 	return stack != NULL;
 }
 
-/* An entry leaves the stack without its Leave: it will never end. */
-static void abandon_entry(struct elt_thread_invocations *t, struct elt_shadow_entry *e)
+/* An entry leaves the stack without its Leave: it will never end.  Its
+ * record, made now if it had none (NULL when out of memory). */
+static struct elt_invocation_record *abandon_entry(struct elt_thread_invocations *t,
+						   struct elt_shadow_entry *e)
 {
 	const struct elt_function *fn = elt_registry_lookup(e->function);
+	struct elt_invocation_record *r = materialize(t, e, fn);
 
-	materialize(t, e, fn);
 	if (elt_is_async(fn))
 		elt_async_segment_ended(t);
+	return r;
 }
 
 /* The invocation a Leave or Tailcall of `function` ends when it is not
  * the innermost: the innermost of that function on this thread.  Those
  * above it were left without their Leave (an exception unwound through
- * them): they are taken off the stack and counted as abandoned; since
- * they can never complete they stay live, in a record. */
+ * them): they are taken off the stack and abandoned, queued outermost
+ * first, so that the plugins hear of the innermost first. */
 struct elt_shadow_entry *
 elt_invocation_match_deeper(struct elt_thread_invocations *t, elt_function_id function)
 {
-	uint32_t d = t->depth;
+	uint32_t d = t->depth, i;
 
 	while (d && t->stack[d - 1].function != function)
 		d--;
@@ -1029,12 +1048,27 @@ elt_invocation_match_deeper(struct elt_thread_invocations *t, elt_function_id fu
 		atomic_fetch_add_explicit(&unbalanced_leaves, 1, memory_order_relaxed);
 		return NULL;
 	}
-	while (t->depth > d) {
-		abandon_entry(t, &t->stack[t->depth - 1]);
-		t->depth--;
-		atomic_fetch_add_explicit(&abandoned, 1, memory_order_relaxed);
-	}
+	/* Each made into a record while the entries below it, its parents,
+	 * are still there. */
+	for (i = d; i < t->depth; i++)
+		queue_abandoned(t, abandon_entry(t, &t->stack[i]));
+	t->depth = d;
 	return &t->stack[d - 1];
+}
+
+struct elt_invocation_record *elt_invocation_next_abandoned(struct elt_thread_invocations *t)
+{
+	struct elt_invocation_record *r = t->abandoned;
+
+	if (r)
+		t->abandoned = r->next_free;
+	return r;
+}
+
+void elt_invocation_forget(struct elt_thread_invocations *t, struct elt_invocation_record *r)
+{
+	atomic_fetch_add_explicit(&forgotten, 1, memory_order_relaxed);
+	elt_invocation_free(t, r);
 }
 
 /* A resume: the invocation that suspended with this continuation, or a
@@ -1373,6 +1407,13 @@ static void *record_storage(struct elt_invocation_record *r, unsigned p, int mak
 	return s;
 }
 
+void *elt_invocation_plugin_data(struct elt_invocation_record *r, unsigned plugin)
+{
+	if (storage_size[plugin])
+		return record_storage(r, plugin, 0);
+	return plugin < r->slots_valid ? r->slots[plugin] : NULL;
+}
+
 /* Rare, out of line: plugin p's storage stack of this thread grows to
  * as deep as the shadow stack can hold.  0 when out of memory. */
 static __attribute__((noinline, cold)) int grow_storage_stack(struct elt_thread_invocations *t,
@@ -1486,6 +1527,8 @@ static void add_thread(struct elt_thread_invocations *t, void *arg)
 
 void elt_get_invocation_stats(elt_invocation_stats *out)
 {
+	uint64_t gone;
+
 	if (!out)
 		return;
 	memset(out, 0, sizeof(*out));
@@ -1495,8 +1538,10 @@ void elt_get_invocation_stats(elt_invocation_stats *out)
 	out->started += atomic_load(&exited_started);
 	out->completed += atomic_load(&exited_completed);
 	/* Counters of different threads are read at different times: one
-	 * invocation's completion may be seen without its start. */
-	out->live = out->started > out->completed ? out->started - out->completed : 0;
+	 * invocation's completion may be seen without its start.  Forgotten
+	 * abandoned invocations never complete, yet are no longer live. */
+	gone = out->completed + atomic_load(&forgotten);
+	out->live = out->started > gone ? out->started - gone : 0;
 	out->orphan_resumes = atomic_load(&orphan_resumes);
 	out->early_resumes = atomic_load(&early_resumes);
 	out->unbalanced_leaves = atomic_load(&unbalanced_leaves);
@@ -1630,9 +1675,7 @@ void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn, vo
 			if (atomic_load_explicit(&r->live, memory_order_acquire) &&
 			    !listed_first(&copy, r->inv.id))
 				fn(&r->inv, r->fn ? &r->fn->desc : NULL,
-				   storage_size[plugin] ? record_storage(r, plugin, 0)
-				   : plugin < r->slots_valid ? r->slots[plugin] : NULL,
-				   arg);
+				   elt_invocation_plugin_data(r, plugin), arg);
 		}
 	}
 	elt_pages_unmap(pages, bytes);

@@ -38,7 +38,8 @@ struct elt_invocation_record {
 	uint16_t index;
 	struct record_chunk *chunk;
 	/* Free records: the thread's free list, or a batch given back
-	 * (invocation.c); next_batch only in a batch's first record. */
+	 * (invocation.c); next_batch only in a batch's first record.  A live
+	 * record abandoned: the thread's queue of them (next_free). */
 	struct elt_invocation_record *next_free, *next_batch;
 	void *slots[ELT_MAX_PLUGINS];
 } __attribute__((aligned(ELT_RECORD_ALIGN)));
@@ -79,6 +80,10 @@ struct elt_thread_invocations {
 	uint32_t free_count;
 	/* Records this thread hands out; refilled a block at a time. */
 	struct elt_invocation_record *free_records;
+	/* Invocations this thread's segment found abandoned, for the
+	 * dispatcher to tell the plugins of before the segment ends
+	 * (elt_invocation_next_abandoned); empty between segments. */
+	struct elt_invocation_record *abandoned;
 	/* This thread's block of ids: next_id up to (excluding) end_id. */
 	elt_invocation_id next_id, end_id;
 	/* Segments of async functions on this thread's stack now; the same
@@ -163,6 +168,18 @@ ELT_HIDDEN void elt_invocation_suspend(struct elt_thread_invocations *t,
 ELT_HIDDEN void elt_invocation_free(struct elt_thread_invocations *t,
 				    struct elt_invocation_record *r);
 
+/* The abandoned invocations a segment found, one at a time (NULL: none
+ * left), for the dispatcher to tell the plugins of; each then stays live
+ * or is forgotten. */
+ELT_HIDDEN struct elt_invocation_record *
+elt_invocation_next_abandoned(struct elt_thread_invocations *t);
+ELT_HIDDEN void elt_invocation_forget(struct elt_thread_invocations *t,
+				      struct elt_invocation_record *r);
+/* What plugin `plugin` holds for r: its storage if it has any, else its
+ * slot's value; NULL for nothing. */
+ELT_HIDDEN void *elt_invocation_plugin_data(struct elt_invocation_record *r,
+					    unsigned plugin);
+
 /* Only this thread writes its counters: a plain add, published with a
  * relaxed store for elt_get_invocation_stats(). */
 static inline void elt_invocation_count(_Atomic uint64_t *counter)
@@ -192,7 +209,8 @@ elt_invocation_push(struct elt_thread_invocations *t, elt_function_id function,
 
 /* Before the plugins' callbacks: the segment's invocation, started (a
  * call), found again (a resume) or matched on the shadow stack (a Leave or
- * Tailcall: normally the innermost entry). */
+ * Tailcall: normally the innermost entry).  A Leave that skipped frames
+ * abandons them (queued on the thread: elt_invocation_end). */
 static inline void elt_invocation_begin(struct elt_info *info)
 {
 	struct elt_thread_invocations *t = elt_thread.invocations;
@@ -226,24 +244,28 @@ static inline void elt_invocation_begin(struct elt_info *info)
 
 /* After the callbacks: a Leave or Tailcall pops its invocation, and
  * publishes it (a suspension: the resume's callbacks then run after this
- * segment's) or ends it. */
-static inline void elt_invocation_end(struct elt_info *info)
+ * segment's) or ends it.  Nonzero when invocations wait on the thread's
+ * queue of abandoned ones: frames this segment skipped, a continuation
+ * its publication found reused, or (rarely) a record an earlier resume
+ * on this thread took in error and put back. */
+static inline int elt_invocation_end(struct elt_info *info)
 {
 	struct elt_thread_invocations *t = elt_thread.invocations;
 	struct elt_shadow_entry *e = info->invocation;
 
 	if (info->head.kind <= ELT_SEGMENT_RESUME || !e || !t)
-		return;                 /* a call or resume stays on the stack */
+		return 0;               /* a call or resume stays on the stack */
 	t->depth--;
 	if (info->head.kind == ELT_SEGMENT_SUSPEND) {
 		elt_invocation_suspend(t, e, info);     /* counts the end */
-		return;
+		return t->abandoned != NULL;
 	}
 	elt_invocation_count(&t->completed);
 	if (e->record)
 		elt_invocation_free(t, e->record);
 	if (elt_is_async(elt_info_function(info)))
 		elt_async_segment_ended(t);
+	return t->abandoned != NULL;
 }
 
 #endif

@@ -211,6 +211,9 @@ static elt_status add(const elt_plugin *d, const char *options, void *module)
 	p->function_added = DESC_FIELD(d, function_added);
 	p->thread_exit = DESC_FIELD(d, thread_exit);
 	p->fini = DESC_FIELD(d, fini);
+	p->invocation_abandoned = DESC_FIELD(d, invocation_abandoned);
+	p->knows_forgetting = d->struct_size >= offsetof(elt_plugin, invocation_abandoned) +
+			      sizeof(d->invocation_abandoned);
 	p->flags = DESC_FLAGS(d);
 
 	if (DESC_FIELD(d, init)) {

@@ -17,10 +17,11 @@ extern "C" {
 
 /* The ABI of the descriptor and of elt_info_head.  The major changes when
  * a field changes meaning; the minor when fields are appended to either
- * (1.4: the head's function_rows).  The loader refuses majors it does not
- * know, and reads appended fields only when struct_size covers them. */
+ * (1.4: the head's function_rows; 1.5: invocation_abandoned).  The loader
+ * refuses majors it does not know, and reads appended fields only when
+ * struct_size covers them. */
 #define ELT_PLUGIN_ABI_MAJOR 1
-#define ELT_PLUGIN_ABI_MINOR 4
+#define ELT_PLUGIN_ABI_MINOR 5
 
 typedef struct elt_plugin {
 	uint32_t struct_size;           /* sizeof(elt_plugin) as built */
@@ -68,6 +69,22 @@ typedef struct elt_plugin {
 	 * per function and per thread, handed out by elt_get_function_storage();
 	 * at most ELT_MAX_FUNCTION_STORAGE. */
 	uint32_t function_storage;
+
+	/* Appended in plugin ABI 1.5: an invocation was abandoned, so it can
+	 * never complete (a Leave skipped its frame, or its continuation was
+	 * suspended again before its resume; include/asyncelt.h).  Called
+	 * once, on the thread that found it, with the plugin's slot for it or,
+	 * with invocation_storage, its storage (NULL if it never asked), so
+	 * that the plugin can count it and release what it holds.  The library
+	 * then forgets the invocation (its record is reused) unless a plugin
+	 * still holds something for it without this callback, or one built
+	 * before 1.5 is in use: a plugin that stores nothing needs none.  A
+	 * forgotten invocation is no longer live nor listed by
+	 * elt_foreach_live_invocation (doc/api.md, "How segments are
+	 * stitched"). */
+	void (*invocation_abandoned)(const elt_invocation *inv,
+				     const elt_function_desc *function, void *slot,
+				     void *state);
 } elt_plugin;
 
 #define ELT_MAX_INVOCATION_STORAGE 1024
