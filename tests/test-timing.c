@@ -2,7 +2,8 @@
  * The timing plugin, loaded as a module: a scripted invocation that hops
  * between two threads (A -> B -> B -> A: 4 segments, 2 hops), many
  * invocations on several threads (3 segments each, no hop), one that
- * never resumes, one left open by an unwind, one still running at exit;
+ * never resumes, one abandoned by an unwind and one by a continuation
+ * suspended again before its resume, one still running at exit;
  * then the invariants in its JSON report (active <= wall,
  * suspended = wall - active, segments = resumes + 1, the hop counts), the
  * CSV and table forms, and the Chrome trace (tests/check-trace.py: async
@@ -10,6 +11,7 @@
  * invocation its slices within its wall time).  Segments come from the
  * producer API (portable).
  */
+#define ELT_PLUGIN_STATIC 1       /* the holder below: no module entry */
 #include "tap.h"
 #include "plugin-output.h"
 
@@ -28,7 +30,21 @@
 #define ALL (THREADS * INVOCATIONS)
 
 static const elt_function_id HOP = 0x100, WORK = 0x200, NEVER = 0x300, OUTER = 0x400,
-	INNER = 0x500, RUNNING = 0x600, ORPHANED = 0x700;
+	INNER = 0x500, RUNNING = 0x600, ORPHANED = 0x700, REUSED = 0x800, KEPT = 0x900;
+
+/* Holds its slot for Kept's invocations, without an invocation_abandoned:
+ * the library keeps such an abandoned invocation live, and lists it to
+ * timing's fini, which counted it when it was abandoned. */
+static int held;
+static void hold(const elt_info *info, void *state)
+{
+	void **slot;
+
+	(void)state;
+	if (elt_get_function_id(info) == KEPT && (slot = elt_get_invocation_slot(info)))
+		*slot = &held;
+}
+ELT_PLUGIN_DEFINE(holder, .enter = hold);
 
 /* --- a thread that runs the steps it is given, one at a time ------------ */
 
@@ -194,7 +210,9 @@ static void setup(void)
 	    elt_register_function(OUTER, "Outer", "v()", 0) ||
 	    elt_register_function(INNER, "Inner", "v()", 0) ||
 	    elt_register_function(RUNNING, "Running", "v()", 0) ||
-	    elt_register_function(ORPHANED, "Orphaned", "v(K)", ELT_FUNCTION_ASYNC))
+	    elt_register_function(ORPHANED, "Orphaned", "v(K)", ELT_FUNCTION_ASYNC) ||
+	    elt_register_function(REUSED, "Reused", "v(K)", ELT_FUNCTION_ASYNC) ||
+	    elt_register_function(KEPT, "Kept", "v()", 0))
 		tap_bail("register: %s", elt_last_error());
 }
 
@@ -418,7 +436,7 @@ int main(void)
 	char spec[1024], report_path[300], trace_path[300], bad[300];
 	char *report, *trace;
 
-	tap_plan(48);
+	tap_plan(52);
 
 	check_other_forms(prefix);
 	check_fork_trace(prefix, true);
@@ -454,6 +472,7 @@ int main(void)
 		 report_path, trace_path);
 	putenv(env);
 	is_int(elt_init(), ELT_OK, "timing loads from $ASYNCELT_PLUGINS: %s", elt_last_error());
+	is_int(elt_plugin_add(&elt_plugin_holder, NULL), ELT_OK, "and a plugin that holds slots");
 	scenario(true);
 	{
 		/* resumes never seen suspending: invocations whose start is
@@ -465,6 +484,18 @@ int main(void)
 			elt_emit_enter(ORPHANED, NULL, &continuations[i]);
 			elt_emit_leave(ORPHANED, NULL, NULL);
 		}
+		/* a continuation suspended again before its resume: the
+		 * first invocation is abandoned, the second completes */
+		elt_emit_enter(REUSED, NULL, NULL);
+		elt_emit_leave(REUSED, NULL, &continuations[0]);
+		elt_emit_enter(REUSED, NULL, NULL);
+		elt_emit_leave(REUSED, NULL, &continuations[0]);
+		elt_emit_enter(REUSED, NULL, &continuations[0]);
+		elt_emit_leave(REUSED, NULL, NULL);
+		/* abandoned, and kept for the holder */
+		elt_emit_enter(OUTER, NULL, NULL);
+		elt_emit_enter(KEPT, NULL, NULL);
+		elt_emit_leave(OUTER, NULL, NULL);
 	}
 	is_int(elt_shutdown(), ELT_OK, "shutdown writes the report and the trace");
 
@@ -489,27 +520,33 @@ int main(void)
 	   "Work: %d calls, %d segments", ALL, 3 * ALL);
 	is_all(report, "Work", "segments", ALL, 3);      /* = 2 resumes + 1 */
 	is_all(report, "Work", "hops", ALL, 0);
-	/* Outer's two invocations are of one segment each */
-	is_all(report, "Outer", "segments", 2, 1);
-	is_all(report, "Outer", "hops", 2, 0);
-	is_all(report, "Outer", "suspended_us", 2, 0);
+	/* Outer's three invocations are of one segment each */
+	is_all(report, "Outer", "segments", 3, 1);
+	is_all(report, "Outer", "hops", 3, 0);
+	is_all(report, "Outer", "suspended_us", 3, 0);
 	check_invariants(report, "Hop");
 	check_invariants(report, "Work");
 	check_invariants(report, "Outer");
 	ok(strstr(report, "\"Orphaned\"") == NULL,
 	   "3 orphan resumes and their returns: no call, no times (their starts unknown)");
-	ok(strstr(report, "\"incomplete\": 3}") != NULL,
-	   "3 invocations never completed: Never (suspended), Inner (unwound), Running");
+	ok(strstr(report, "\"abandoned\": 3, \"incomplete\": 2}") != NULL,
+	   "3 abandoned, Inner and Kept (unwound) and the first Reused; 2 incomplete, "
+	   "Never (suspended) and Running: Kept, kept for the holder, not twice");
+	ok(strstr(report, "{\"function\": \"Kept\", \"calls\": 1, \"total_segments\": 1,") != NULL,
+	   "Kept: 1 call, its segment counted once");
+	ok(strstr(report, "{\"function\": \"Reused\", \"calls\": 2, \"total_segments\": 3,") != NULL,
+	   "Reused: 2 calls, 3 segments (the abandoned one's first counted)");
+	is_all(report, "Reused", "segments", 1, 2);
 	free(report);
 
 	trace = slurp(trace_path);
-	is_int(count_of(trace, "\"ph\":\"b\""), ALL + 6, "the trace: an async begin per invocation");
-	is_int(count_lines_with(trace, "\"ph\":\"e\"", "\"incomplete\":true"), 3,
-	       "3 of them end at exit, marked incomplete");
-	is_int(count_of(trace, "\"flow_out\":true"), 3 + 2 * ALL + 1,
+	is_int(count_of(trace, "\"ph\":\"b\""), ALL + 10, "the trace: an async begin per invocation");
+	is_int(count_lines_with(trace, "\"ph\":\"e\"", "\"incomplete\":true"), 5,
+	       "5 of them end marked incomplete, once: 2 at exit, 3 when abandoned");
+	is_int(count_of(trace, "\"flow_out\":true"), 3 + 2 * ALL + 1 + 2,
 	       "a flow out of every suspension");
-	is_int(count_of(trace, "\"flow_in\":true"), 3 + 2 * ALL + 1,
-	       "a flow into every resume, and one for the suspension never resumed");
+	is_int(count_of(trace, "\"flow_in\":true"), 3 + 2 * ALL + 1 + 2,
+	       "a flow into every resume, and one for each suspension never resumed");
 	ok(count_of(trace, "\"name\":\"thread_name\"") >= 3 + THREADS,
 	   "every thread is named");
 	free(trace);

@@ -104,15 +104,17 @@ struct invocation_record {
 	uint32_t segments, hops;
 	uint32_t start_thread, thread;  /* of its first and current segment */
 	bool running;                   /* inside a segment */
+	bool abandoned;                 /* counted so: not listed at fini */
 	bool flow_pending;              /* its last slice drew a flow_out */
 };
 
 /* What a thread measured, waiting to be merged: an invocation's start,
- * its end, or a resume's latency.  Durations in ns. */
+ * its end, a resume's latency, or an invocation abandoned.  Durations in
+ * ns. */
 struct sample {
-	struct function_times *f;
-	enum { SAMPLE_CALL, SAMPLE_RETURN, SAMPLE_RESUME } kind;
-	uint32_t segments, hops;        /* SAMPLE_RETURN */
+	struct function_times *f;       /* NULL: abandoned, never timed */
+	enum { SAMPLE_CALL, SAMPLE_RETURN, SAMPLE_RESUME, SAMPLE_ABANDONED } kind;
+	uint32_t segments, hops;        /* SAMPLE_RETURN; segments: ABANDONED */
 	uint64_t wall, active;          /* SAMPLE_RETURN; SAMPLE_RESUME: wall */
 };
 
@@ -137,6 +139,7 @@ struct timing {
 	struct function_times *functions;
 	struct function_times **tail;
 	struct function_times unregistered;
+	uint64_t abandoned;             /* merged from the samples */
 	_Atomic uint64_t no_memory;     /* invocations not timed: no storage,
 					   or samples with no histograms */
 };
@@ -159,6 +162,12 @@ static void merge_locked(struct timing *t, struct timing_thread *u)
 
 		if (x->kind == SAMPLE_CALL) {
 			x->f->calls++;
+			continue;
+		}
+		if (x->kind == SAMPLE_ABANDONED) {
+			t->abandoned++;
+			if (x->f)
+				x->f->segments += x->segments;
 			continue;
 		}
 		m = measures_of(x->f);
@@ -251,6 +260,30 @@ static void trace_invocation(struct timing *t, struct tbuf *b, struct invocation
 	};
 
 	trace_span(b, tbuf_pid(t->threads), &span);
+}
+
+/*
+ * An invocation that never ends, closed at `now`: at exit, or when the
+ * library finds it abandoned.  It goes on a thread of its own, "open at
+ * exit": there every such slice ends when it was found, so they nest,
+ * whereas on its own thread a segment left running by an unwind would
+ * overlap its caller's.
+ */
+static void trace_never_ended(struct timing *t, struct tbuf *b, struct invocation_record *r,
+			      uint64_t id, uint64_t now)
+{
+	if (r->running) {
+		r->thread = TRACE_EXIT_TID;
+		trace_segment(t, b, r, id, now, r->flow_pending, false, true);
+		r->active += now - r->segment_start;
+	} else if (r->flow_pending) {
+		/* its arrow must end somewhere: a mark */
+		r->segment_start = now;
+		r->thread = TRACE_EXIT_TID;
+		r->segments++;
+		trace_segment(t, b, r, id, now, true, false, true);
+	}
+	trace_invocation(t, b, r, id, now, true);
 }
 
 /* --- the callbacks -------------------------------------------------------- */
@@ -362,6 +395,32 @@ static void timing_leave(const elt_info *info, void *state)
 	x->hops = r->hops;
 	if (t->trace)
 		trace_invocation(t, s.buf, r, s.inv.id, now, false);
+}
+
+/* The library found an invocation abandoned (unwound without its Leave,
+ * or its continuation suspended again before its resume) and will forget
+ * it: counted, its segments with its function's as fini counts an
+ * incomplete one's, and closed in the trace now.  Its storage holds no
+ * allocation: nothing to free. */
+static void timing_abandoned(const elt_invocation *inv, const elt_function_desc *fn,
+			     void *slot, void *state)
+{
+	struct timing *t = state;
+	struct invocation_record *r = slot && ((struct invocation_record *)slot)->segments
+				      ? slot : NULL;    /* NULL: never timed */
+	struct tbuf *b = tbuf_get(t->threads);
+	struct sample *x;
+
+	(void)fn;
+	if (!b)
+		return;         /* out of memory: counted by tbuf */
+	x = new_sample(t, tbuf_user(b), r ? r->f : NULL, SAMPLE_ABANDONED);
+	x->segments = r ? r->segments : 0;
+	if (r && t->trace)
+		trace_never_ended(t, b, r, inv->id, now_ns(t));
+	/* Another plugin may keep it, and fini list it: not twice. */
+	if (r)
+		r->abandoned = true;
 }
 
 static void timing_thread_exit(void *state)
@@ -570,7 +629,9 @@ static void count_live(const elt_invocation *inv, const elt_function_desc *fn,
 	(void)inv;
 	(void)fn;
 	(void)arg;
-	if (r && r->segments)   /* else: never timed (began before the plugin) */
+	/* else: never timed (began before the plugin), or abandoned and
+	 * counted then, and kept for another plugin */
+	if (r && r->segments && !r->abandoned)
 		r->f->segments += r->segments;
 }
 
@@ -590,30 +651,15 @@ static void report_live(const elt_invocation *inv, const elt_function_desc *fn,
 	struct timing *t = lc->t;
 	struct tbuf *b;
 
+	if (r && r->abandoned)
+		return;         /* counted as such, and closed in the trace */
 	if (lc->n++ < 20 && t->format == TABLE)
 		fprintf(t->out, "  invocation %llu of %s: %s, segments: %u\n",
 			(unsigned long long)inv->id, fn ? fn->name : "(unregistered)",
 			!r ? "not timed" : r->running ? "still running" : "suspended",
 			r ? r->segments : 0);
-	if (!r || !t->trace || !(b = tbuf_get(t->threads)))
-		return;
-	/*
-	 * What is still open goes on a thread of its own, "open at exit":
-	 * there every slice ends now, so they nest, whereas on its own thread
-	 * a segment left running by an unwind would overlap its caller's.
-	 */
-	if (r->running) {
-		r->thread = TRACE_EXIT_TID;
-		trace_segment(t, b, r, inv->id, lc->now, r->flow_pending, false, true);
-		r->active += lc->now - r->segment_start;
-	} else if (r->flow_pending) {
-		/* its arrow must end somewhere: a mark */
-		r->segment_start = lc->now;
-		r->thread = TRACE_EXIT_TID;
-		r->segments++;
-		trace_segment(t, b, r, inv->id, lc->now, true, false, true);
-	}
-	trace_invocation(t, b, r, inv->id, lc->now, true);
+	if (r && t->trace && (b = tbuf_get(t->threads)))
+		trace_never_ended(t, b, r, inv->id, lc->now);
 }
 
 /* One measure of one function, as the report shows it. */
@@ -730,10 +776,16 @@ static void report(struct timing *t, struct live_count *lc)
 	elt_foreach_live_invocation(&elt_plugin_timing, report_live, lc);
 	if (t->format == TABLE && lc->n > 20)
 		fprintf(t->out, "  ... %llu more\n", lc->n - 20);
-	if (t->format == TABLE)
+	if (t->format == TABLE) {
 		fprintf(t->out, "  total: %llu\n", lc->n);
-	else if (t->format == JSON)
-		fprintf(t->out, "\n], \"incomplete\": %llu}\n", lc->n);
+		if (t->abandoned)
+			fprintf(t->out, "abandoned invocations (unwound, or their "
+				"continuation reused), not listed: %llu\n",
+				(unsigned long long)t->abandoned);
+	} else if (t->format == JSON) {
+		fprintf(t->out, "\n], \"abandoned\": %llu, \"incomplete\": %llu}\n",
+			(unsigned long long)t->abandoned, lc->n);
+	}
 	if (atomic_load(&t->no_memory))
 		fprintf(t->format == TABLE ? t->out : stderr,
 			"timing: %llu invocations not timed (out of memory)\n",
@@ -783,6 +835,7 @@ ELT_PLUGIN_DEFINE(timing,
 	.function_added = timing_function_added,
 	.thread_exit = timing_thread_exit,
 	.fini = timing_fini,
+	.invocation_abandoned = timing_abandoned,
 	/* Integer clocks and histograms in the callbacks; only fini's
 	 * report computes in floating point. */
 	.flags = ELT_PLUGIN_NO_FLOAT,
