@@ -2,11 +2,14 @@
 profiler, cProfile, yappi (wall clock, coroutine-aware) and the adapter
 with the counting and with the timing plugin.  Each run is a fresh
 interpreter; the time is the workload's own (workloads.py prints it), the
-median of --repeat runs; the ratio is to no profiler.
+median of --repeat runs; the ratio is to no profiler.  A workload or a
+profiler whose module this interpreter lacks (aiohttp, yappi: say, on a
+pyenv build without them) is reported n/a and its row skipped.
 
     bench.py [--repeat N] [--requests N] [--tasks N]
 """
 import argparse
+import importlib.util
 import os
 import re
 import statistics
@@ -18,13 +21,21 @@ WORKLOADS = os.path.join(HERE, "workloads.py")
 
 # yappi has no "python -m yappi script" that keeps coroutine-aware wall
 # time on, so bench.py runs the script itself under yappi (--yappi).
+# (name, arguments, the third-party module it needs or None)
 PROFILERS = [
-    ("none", []),
-    ("cProfile", ["-m", "cProfile", "-o", os.devnull]),
-    ("yappi (wall)", [os.path.abspath(__file__), "--yappi"]),
-    ("asyncelt counting", ["-m", "asyncelt", "--plugins", "counting:output=" + os.devnull]),
-    ("asyncelt timing", ["-m", "asyncelt", "--plugins", "timing:output=" + os.devnull]),
+    ("none", [], None),
+    ("cProfile", ["-m", "cProfile", "-o", os.devnull], None),
+    ("yappi (wall)", [os.path.abspath(__file__), "--yappi"], "yappi"),
+    ("asyncelt counting", ["-m", "asyncelt", "--plugins", "counting:output=" + os.devnull], None),
+    ("asyncelt timing", ["-m", "asyncelt", "--plugins", "timing:output=" + os.devnull], None),
 ]
+
+
+def missing(module):
+    """Why a run needing module cannot be made here, or None."""
+    if module is None or importlib.util.find_spec(module) is not None:
+        return None
+    return "n/a: no %s for %s" % (module, sys.executable)
 
 
 def run_under_yappi(argv):
@@ -64,21 +75,31 @@ def main():
     options = parser.parse_args()
     workloads = [
         ("aiohttp, %d requests" % options.requests,
-         ["aiohttp", "--requests", str(options.requests)]),
-        ("pure-CPU coroutines, %d tasks" % options.tasks, ["cpu", "--tasks", str(options.tasks)]),
+         ["aiohttp", "--requests", str(options.requests)], "aiohttp"),
+        ("pure-CPU coroutines, %d tasks" % options.tasks,
+         ["cpu", "--tasks", str(options.tasks)], None),
     ]
+    print("# %s, CPython %s" % (sys.executable, sys.version.split()[0]))
     print("%-32s %-20s %10s %8s" % ("workload", "profiler", "seconds", "ratio"))
-    for title, args in workloads:
-        base = None
-        for name, profiler in PROFILERS:
+    for title, args, needs in workloads:
+        if missing(needs):
+            print("%-32s %-20s %10s %8s   %s" % (title, "all", "-", "-", missing(needs)))
+            continue
+        base = None  # no profiler's time: without it, no ratio
+        for name, profiler, profiler_needs in PROFILERS:
+            if missing(profiler_needs):
+                print("%-32s %-20s %10s %8s   %s" % (title, name, "-", "-",
+                                                    missing(profiler_needs)))
+                continue
             seconds, error = measure(profiler, args, options.repeat)
             if seconds is None:
                 print("%-32s %-20s %10s %8s   %s" % (title, name, "failed", "-",
                                                     error.replace("\n", " | ")))
                 continue
-            base = base or seconds
-            print("%-32s %-20s %10.3f %7.2fx" % (title, name, seconds, seconds / base),
-                  flush=True)
+            if name == "none":
+                base = seconds
+            ratio = "%7.2fx" % (seconds / base) if base else "%8s" % "-"
+            print("%-32s %-20s %10.3f %s" % (title, name, seconds, ratio), flush=True)
 
 
 if __name__ == "__main__":
