@@ -2,7 +2,8 @@
 profiler, cProfile, yappi (wall clock, coroutine-aware) and the adapter
 with the counting and with the timing plugin.  Each run is a fresh
 interpreter; the time is the workload's own (workloads.py prints it), the
-median of --repeat runs; the ratio is to no profiler.  A workload or a
+median of --repeat rounds in which the profilers take turns; the ratio is
+to no profiler.  A workload or a
 profiler whose module this interpreter lacks (aiohttp, yappi: say, on a
 pyenv build without them) is reported n/a and its row skipped.
 
@@ -51,18 +52,35 @@ def run_under_yappi(argv):
         yappi.get_func_stats()  # what a user would do: the report's cost counts too
 
 
-def measure(profiler_args, workload_args, repeat):
-    times = []
+def run_once(profiler_args, workload_args):
+    """The workload's seconds under the profiler, or None and why not."""
+    env = dict(os.environ)
+    env.pop("ASYNCELT_PLUGINS", None)
+    proc = subprocess.run([sys.executable] + profiler_args + [WORKLOADS] + workload_args,
+                          capture_output=True, text=True, env=env, timeout=900)
+    m = re.search(r"^seconds: ([0-9.]+)$", proc.stdout, re.M)
+    if proc.returncode != 0 or not m:
+        return None, (proc.stdout + proc.stderr)[-600:]
+    return float(m.group(1)), None
+
+
+def measure(profilers, workload_args, repeat):
+    """Each profiler's median seconds (or its error), the profilers taking
+    turns in each of `repeat` rounds, so that a stretch of load on a
+    shared machine falls on all of them alike."""
+    times = {name: [] for name, _ in profilers}
+    errors = {}
     for _ in range(repeat):
-        env = dict(os.environ)
-        env.pop("ASYNCELT_PLUGINS", None)
-        proc = subprocess.run([sys.executable] + profiler_args + [WORKLOADS] + workload_args,
-                              capture_output=True, text=True, env=env, timeout=900)
-        m = re.search(r"^seconds: ([0-9.]+)$", proc.stdout, re.M)
-        if proc.returncode != 0 or not m:
-            return None, (proc.stdout + proc.stderr)[-600:]
-        times.append(float(m.group(1)))
-    return statistics.median(times), None
+        for name, profiler in profilers:
+            if name in errors:
+                continue
+            seconds, error = run_once(profiler, workload_args)
+            if seconds is None:
+                errors[name] = error
+            else:
+                times[name].append(seconds)
+    return {name: (statistics.median(times[name]) if name not in errors else None,
+                   errors.get(name)) for name, _ in profilers}
 
 
 def main():
@@ -85,19 +103,21 @@ def main():
         if missing(needs):
             print("%-32s %-20s %10s %8s   %s" % (title, "all", "-", "-", missing(needs)))
             continue
-        base = None  # no profiler's time: without it, no ratio
+        runnable = []
         for name, profiler, profiler_needs in PROFILERS:
             if missing(profiler_needs):
                 print("%-32s %-20s %10s %8s   %s" % (title, name, "-", "-",
                                                     missing(profiler_needs)))
-                continue
-            seconds, error = measure(profiler, args, options.repeat)
+            else:
+                runnable.append((name, profiler))
+        results = measure(runnable, args, options.repeat)
+        base = results.get("none", (None, None))[0]  # without it, no ratio
+        for name, _ in runnable:
+            seconds, error = results[name]
             if seconds is None:
                 print("%-32s %-20s %10s %8s   %s" % (title, name, "failed", "-",
                                                     error.replace("\n", " | ")))
                 continue
-            if name == "none":
-                base = seconds
             ratio = "%7.2fx" % (seconds / base) if base else "%8s" % "-"
             print("%-32s %-20s %10.3f %s" % (title, name, seconds, ratio), flush=True)
 
