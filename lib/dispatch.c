@@ -149,9 +149,10 @@ static __attribute__((noinline, cold)) void tell_abandoned(int fp_saved)
 				continue;
 			}
 			data = elt_invocation_plugin_data(r, i);
-			if (p->invocation_abandoned)
+			if (p->invocation_abandoned) {
+				r->told |= (uint16_t)(1u << i);
 				p->invocation_abandoned(&r->inv, fn, data, p->state);
-			else if (data || !p->knows_forgetting)
+			} else if (data || !p->knows_forgetting)
 				keep = 1;
 		}
 		if (!keep)

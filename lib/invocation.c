@@ -983,6 +983,7 @@ static struct elt_invocation_record *materialize(struct elt_thread_invocations *
 	r->fn = fn;
 	r->slots_valid = 0;
 	r->storage_ready = 0;
+	r->told = 0;
 	if (ELT_UNLIKELY(e->storage_ready))
 		storage_to_record(t, e, r);
 	/* Release: elt_foreach_live_invocation reads the fields above
@@ -1178,9 +1179,8 @@ void elt_invocation_thread_forget(struct elt_thread_invocations *t)
 {
 	uint64_t started = atomic_load_explicit(&t->started, memory_order_relaxed);
 
-	/* Its async segments will never end: no resume may wait for them. */
-	while (t->async_running)
-		elt_async_segment_ended(t);
+	/* Its async segments will never end: no resume may wait for them
+	 * (the shards are counted again: elt_invocations_after_fork_child). */
 	/* What it started stays counted, as an exited thread's: what it
 	 * suspended may resume and complete in the child.  What was running
 	 * on it is the parent's alone, not counted at all. */
@@ -1246,12 +1246,23 @@ static int claimed_still_waits(struct table *t, struct table *old,
 	       !(t && in_table(t, r)) && !(old && in_table(old, r)) && !in_overflow(r, slot);
 }
 
-void elt_invocations_after_fork_child(void)
+void elt_invocations_after_fork_child(const struct elt_thread_invocations *self)
 {
 	struct table *t = atomic_load_explicit(&current_table, memory_order_acquire);
 	struct table *old = t ? atomic_load_explicit(&t->older, memory_order_acquire) : NULL;
 	unsigned held = 0;
 	size_t i;
+
+	/* The async segments running are the forking thread's alone.  Not
+	 * the shards less the other threads' counts: a fork between the two
+	 * steps of elt_async_segment_started or _ended on one of them left
+	 * its count and its shard's apart, and a shard one too high made
+	 * every orphan resume in the child wait its whole bound. */
+	for (i = 0; i < ELT_ASYNC_SHARDS; i++)
+		atomic_store_explicit(&elt_async_shards[i].running, 0, memory_order_relaxed);
+	if (self)
+		atomic_store_explicit(&elt_async_shard_of(self)->running, self->async_running,
+				      memory_order_relaxed);
 
 	atomic_flag_clear_explicit(&growing, memory_order_relaxed);
 	atomic_flag_clear_explicit(&popping, memory_order_relaxed);
@@ -1673,7 +1684,7 @@ void elt_invocations_foreach_live(unsigned plugin, elt_live_invocation_fn fn, vo
 			struct elt_invocation_record *r = &c->records[i];
 
 			if (atomic_load_explicit(&r->live, memory_order_acquire) &&
-			    !listed_first(&copy, r->inv.id))
+			    !(r->told & (1u << plugin)) && !listed_first(&copy, r->inv.id))
 				fn(&r->inv, r->fn ? &r->fn->desc : NULL,
 				   elt_invocation_plugin_data(r, plugin), arg);
 		}

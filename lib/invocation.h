@@ -14,6 +14,7 @@
 #define ELT_INVOCATION_H
 
 #include "internal.h"
+#include "test-points.h"
 
 #define ELT_RECORD_ALIGN 32
 
@@ -34,6 +35,9 @@ struct elt_invocation_record {
 	uint8_t slots_valid;
 	/* Bit p: plugin p's storage was zeroed for this invocation. */
 	uint16_t storage_ready;
+	/* Bit p: plugin p was told it was abandoned, and so does not see it
+	 * again (elt_foreach_live_invocation) if another keeps it. */
+	uint16_t told;
 	/* Where its plugins' storage is: its chunk's areas, at `index`. */
 	uint16_t index;
 	struct record_chunk *chunk;
@@ -43,6 +47,7 @@ struct elt_invocation_record {
 	struct elt_invocation_record *next_free, *next_batch;
 	void *slots[ELT_MAX_PLUGINS];
 } __attribute__((aligned(ELT_RECORD_ALIGN)));
+_Static_assert(ELT_MAX_PLUGINS <= 16, "a bit per plugin in storage_ready and told");
 
 /* Aligned so that a continuation-table slot can hold a record's address
  * and, in the low bits the alignment leaves free, a few bits of its
@@ -118,6 +123,7 @@ elt_async_shard_of(const struct elt_thread_invocations *t)
 static inline void elt_async_segment_started(struct elt_thread_invocations *t)
 {
 	t->async_running++;
+	ELT_TEST_POINT(ELT_POINT_ASYNC_COUNTED, 0);
 	atomic_fetch_add_explicit(&elt_async_shard_of(t)->running, 1,
 				  memory_order_relaxed);
 }
@@ -131,6 +137,7 @@ static inline void elt_async_segment_ended(struct elt_thread_invocations *t)
 	struct elt_async_shard *s = elt_async_shard_of(t);
 
 	t->async_running--;
+	ELT_TEST_POINT(ELT_POINT_ASYNC_COUNTED, 0);
 	atomic_fetch_sub_explicit(&s->running, 1, memory_order_release);
 	atomic_fetch_add_explicit(&s->ended, 1, memory_order_release);
 }
@@ -149,9 +156,11 @@ ELT_HIDDEN void elt_invocation_thread_exit(struct elt_thread_invocations *t);
 /* In a fork child, a thread that does not exist there (threads.c): what it
  * was running is the parent's, uncounted, and no resume waits for it. */
 ELT_HIDDEN void elt_invocation_thread_forget(struct elt_thread_invocations *t);
-/* In a fork child, once: what the threads that do not exist there left
- * half done in the continuation table is finished or undone. */
-ELT_HIDDEN void elt_invocations_after_fork_child(void);
+/* In a fork child, once, after the other threads are forgotten: what they
+ * left half done in the continuation table is finished or undone, and the
+ * async segments running are counted again, `self`'s (the forking
+ * thread's; NULL when it was never attached). */
+ELT_HIDDEN void elt_invocations_after_fork_child(const struct elt_thread_invocations *self);
 /* At shutdown: one diagnostic per kind of trouble seen. */
 ELT_HIDDEN void elt_invocations_report(void);
 

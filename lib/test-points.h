@@ -34,6 +34,9 @@ enum elt_test_point {
 	ELT_POINT_MESSAGE_MAPPED,       /* a thread's first failure mapped the
 					   page of its message (the page's
 					   address), not yet claimed */
+	ELT_POINT_ASYNC_COUNTED,        /* an async segment's start or end is
+					   in its thread's count, not yet in
+					   its shard's (continuation 0) */
 };
 
 #if defined(ELT_TEST_HOOKS)

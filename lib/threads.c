@@ -192,7 +192,7 @@ static void after_fork_child(void)
 	threads = self;
 	if (self)
 		self->prev = self->next = NULL;
-	elt_invocations_after_fork_child();
+	elt_invocations_after_fork_child(self ? &self->invocations : NULL);
 	pthread_mutex_unlock(&threads_lock);
 	restore_signals(&signals);
 }

@@ -72,16 +72,19 @@ typedef struct elt_plugin {
 
 	/* Appended in plugin ABI 1.5: an invocation was abandoned, so it can
 	 * never complete (a Leave skipped its frame, or its continuation was
-	 * suspended again before its resume; include/asyncelt.h).  Called
-	 * once, on the thread that found it, with the plugin's slot for it or,
-	 * with invocation_storage, its storage (NULL if it never asked), so
-	 * that the plugin can count it and release what it holds.  The library
-	 * then forgets the invocation (its record is reused) unless a plugin
-	 * still holds something for it without this callback, or one built
-	 * before 1.5 is in use: a plugin that stores nothing needs none.  A
-	 * forgotten invocation is no longer live nor listed by
-	 * elt_foreach_live_invocation (doc/api.md, "How segments are
-	 * stitched"). */
+	 * suspended again before its resume; include/asyncelt.h).  Called at
+	 * most once, after the callbacks of a Leave on the thread that found
+	 * it, with the plugin's slot value for it or, with invocation_storage,
+	 * its storage (NULL if it never asked), so that the plugin can count
+	 * it and release what it holds: it never sees the invocation again,
+	 * elt_foreach_live_invocation included.  The rules of the segment
+	 * callbacks apply (ELT_PLUGIN_NO_FLOAT too); a plugin with
+	 * ELT_PLUGIN_NO_INVOCATIONS is not called.  The library then forgets
+	 * the invocation (its record is reused) unless a plugin still holds
+	 * something for it without this callback, or one built before 1.5
+	 * that tracks invocations is in use: a plugin that stores nothing
+	 * needs none.  Kept, it stays live and is listed to the fini of the
+	 * plugins not told (doc/api.md, "How segments are stitched"). */
 	void (*invocation_abandoned)(const elt_invocation *inv,
 				     const elt_function_desc *function, void *slot,
 				     void *state);
