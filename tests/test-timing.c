@@ -108,6 +108,20 @@ static void worker_stop(struct worker *w)
 
 /* --- the scenario -------------------------------------------------------- */
 
+/* Two threads each start Outer and Inner, then each Outer's Leave skips
+ * its Inner, one after the other: their segments overlap in time, so in
+ * the trace each must end inside its own caller, on its own thread. */
+static void unwind_begin(void)
+{
+	elt_emit_enter(OUTER, NULL, NULL);
+	elt_emit_enter(INNER, NULL, NULL);
+}
+
+static void unwind_end(void)
+{
+	elt_emit_leave(OUTER, NULL, NULL);
+}
+
 #define K1 ((void *)(uintptr_t)0x1000)
 #define K2 ((void *)(uintptr_t)0x1010)
 #define K3 ((void *)(uintptr_t)0x1020)
@@ -497,6 +511,18 @@ int main(void)
 		elt_emit_enter(KEPT, NULL, NULL);
 		elt_emit_leave(OUTER, NULL, NULL);
 	}
+	{
+		struct worker x, y;
+
+		worker_start(&x);
+		worker_start(&y);
+		run_on(&x, unwind_begin);
+		run_on(&y, unwind_begin);
+		run_on(&x, unwind_end);
+		run_on(&y, unwind_end);
+		worker_stop(&x);
+		worker_stop(&y);
+	}
 	is_int(elt_shutdown(), ELT_OK, "shutdown writes the report and the trace");
 
 	report = slurp(report_path);
@@ -520,18 +546,19 @@ int main(void)
 	   "Work: %d calls, %d segments", ALL, 3 * ALL);
 	is_all(report, "Work", "segments", ALL, 3);      /* = 2 resumes + 1 */
 	is_all(report, "Work", "hops", ALL, 0);
-	/* Outer's three invocations are of one segment each */
-	is_all(report, "Outer", "segments", 3, 1);
-	is_all(report, "Outer", "hops", 3, 0);
-	is_all(report, "Outer", "suspended_us", 3, 0);
+	/* Outer's five invocations are of one segment each */
+	is_all(report, "Outer", "segments", 5, 1);
+	is_all(report, "Outer", "hops", 5, 0);
+	is_all(report, "Outer", "suspended_us", 5, 0);
 	check_invariants(report, "Hop");
 	check_invariants(report, "Work");
 	check_invariants(report, "Outer");
 	ok(strstr(report, "\"Orphaned\"") == NULL,
 	   "3 orphan resumes and their returns: no call, no times (their starts unknown)");
-	ok(strstr(report, "\"abandoned\": 3, \"incomplete\": 2}") != NULL,
-	   "3 abandoned, Inner and Kept (unwound) and the first Reused; 2 incomplete, "
-	   "Never (suspended) and Running: Kept, kept for the holder, not twice");
+	ok(strstr(report, "\"abandoned\": 5, \"incomplete\": 2}") != NULL,
+	   "5 abandoned, Inner thrice and Kept (unwound) and the first Reused; 2 "
+	   "incomplete, Never (suspended) and Running: Kept, kept for the holder, "
+	   "not twice");
 	ok(strstr(report, "{\"function\": \"Kept\", \"calls\": 1, \"total_segments\": 1,") != NULL,
 	   "Kept: 1 call, its segment counted once");
 	ok(strstr(report, "{\"function\": \"Reused\", \"calls\": 2, \"total_segments\": 3,") != NULL,
@@ -540,9 +567,9 @@ int main(void)
 	free(report);
 
 	trace = slurp(trace_path);
-	is_int(count_of(trace, "\"ph\":\"b\""), ALL + 10, "the trace: an async begin per invocation");
-	is_int(count_lines_with(trace, "\"ph\":\"e\"", "\"incomplete\":true"), 5,
-	       "5 of them end marked incomplete, once: 2 at exit, 3 when abandoned");
+	is_int(count_of(trace, "\"ph\":\"b\""), ALL + 14, "the trace: an async begin per invocation");
+	is_int(count_lines_with(trace, "\"ph\":\"e\"", "\"incomplete\":true"), 7,
+	       "7 of them end marked incomplete, once: 2 at exit, 5 when abandoned");
 	is_int(count_of(trace, "\"flow_out\":true"), 3 + 2 * ALL + 1 + 2,
 	       "a flow out of every suspension");
 	is_int(count_of(trace, "\"flow_in\":true"), 3 + 2 * ALL + 1 + 2,

@@ -104,7 +104,6 @@ struct invocation_record {
 	uint32_t segments, hops;
 	uint32_t start_thread, thread;  /* of its first and current segment */
 	bool running;                   /* inside a segment */
-	bool abandoned;                 /* counted so: not listed at fini */
 	bool flow_pending;              /* its last slice drew a flow_out */
 };
 
@@ -123,6 +122,7 @@ struct sample {
 struct timing_thread {
 	uint32_t named_tid;             /* thread_name written for this tid */
 	unsigned long named_process;    /* and for this tbuf_process() */
+	uint64_t leave_ns;              /* with a trace: this thread's last Leave */
 	unsigned nsamples;
 	struct sample samples[SAMPLES_PER_THREAD];
 };
@@ -368,7 +368,11 @@ static void timing_leave(const elt_info *info, void *state)
 	bool suspends = elt_get_segment_kind(info) == ELT_SEGMENT_SUSPEND;
 	bool flow_in;
 
-	if (!segment_of(info, t, &s, t->trace) || !(r = s.record)->segments)
+	bool timed = segment_of(info, t, &s, t->trace);
+
+	if (t->trace && s.buf)
+		s.mine->leave_ns = now;         /* where the frames it skipped end */
+	if (!timed || !(r = s.record)->segments)
 		return;         /* began before the plugin was added */
 	r->active += now - r->segment_start;
 	r->running = false;
@@ -398,10 +402,12 @@ static void timing_leave(const elt_info *info, void *state)
 }
 
 /* The library found an invocation abandoned (unwound without its Leave,
- * or its continuation suspended again before its resume) and will forget
- * it: counted, its segments with its function's as fini counts an
- * incomplete one's, and closed in the trace now.  Its storage holds no
- * allocation: nothing to free. */
+ * or its continuation suspended again before its resume): counted, its
+ * segments with its function's as fini counts an incomplete one's, and
+ * closed in the trace.  A segment a Leave skipped ends with that Leave,
+ * on its own thread, inside its caller's slice; a suspension never
+ * resumed gets the mark where its arrow ends, now.  Its storage holds no
+ * allocation: nothing to free, and fini will not see it again. */
 static void timing_abandoned(const elt_invocation *inv, const elt_function_desc *fn,
 			     void *slot, void *state)
 {
@@ -409,18 +415,26 @@ static void timing_abandoned(const elt_invocation *inv, const elt_function_desc 
 	struct invocation_record *r = slot && ((struct invocation_record *)slot)->segments
 				      ? slot : NULL;    /* NULL: never timed */
 	struct tbuf *b = tbuf_get(t->threads);
+	struct timing_thread *mine;
 	struct sample *x;
+	uint64_t end;
 
 	(void)fn;
 	if (!b)
 		return;         /* out of memory: counted by tbuf */
-	x = new_sample(t, tbuf_user(b), r ? r->f : NULL, SAMPLE_ABANDONED);
+	mine = tbuf_user(b);
+	x = new_sample(t, mine, r ? r->f : NULL, SAMPLE_ABANDONED);
 	x->segments = r ? r->segments : 0;
-	if (r && t->trace)
+	if (!r || !t->trace)
+		return;
+	if (!r->running) {
 		trace_never_ended(t, b, r, inv->id, now_ns(t));
-	/* Another plugin may keep it, and fini list it: not twice. */
-	if (r)
-		r->abandoned = true;
+		return;
+	}
+	end = mine->leave_ns >= r->segment_start ? mine->leave_ns : now_ns(t);
+	trace_segment(t, b, r, inv->id, end, r->flow_pending, false, true);
+	r->active += end - r->segment_start;
+	trace_invocation(t, b, r, inv->id, end, true);
 }
 
 static void timing_thread_exit(void *state)
@@ -629,9 +643,7 @@ static void count_live(const elt_invocation *inv, const elt_function_desc *fn,
 	(void)inv;
 	(void)fn;
 	(void)arg;
-	/* else: never timed (began before the plugin), or abandoned and
-	 * counted then, and kept for another plugin */
-	if (r && r->segments && !r->abandoned)
+	if (r && r->segments)   /* else: never timed (began before the plugin) */
 		r->f->segments += r->segments;
 }
 
@@ -651,8 +663,6 @@ static void report_live(const elt_invocation *inv, const elt_function_desc *fn,
 	struct timing *t = lc->t;
 	struct tbuf *b;
 
-	if (r && r->abandoned)
-		return;         /* counted as such, and closed in the trace */
 	if (lc->n++ < 20 && t->format == TABLE)
 		fprintf(t->out, "  invocation %llu of %s: %s, segments: %u\n",
 			(unsigned long long)inv->id, fn ? fn->name : "(unregistered)",
