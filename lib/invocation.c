@@ -1179,9 +1179,9 @@ void elt_invocation_thread_forget(struct elt_thread_invocations *t)
 {
 	uint64_t started = atomic_load_explicit(&t->started, memory_order_relaxed);
 
-	/* Its async segments will never end: no resume may wait for them
-	 * (the shards are counted again: elt_invocations_after_fork_child). */
-	/* What it started stays counted, as an exited thread's: what it
+	/* Its async segments will never end: elt_invocations_after_fork_child
+	 * counts the shards again without them, so no resume waits for them.
+	 * What it started stays counted, as an exited thread's: what it
 	 * suspended may resume and complete in the child.  What was running
 	 * on it is the parent's alone, not counted at all. */
 	atomic_fetch_add(&exited_started, started > t->depth ? started - t->depth : 0);

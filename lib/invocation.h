@@ -85,9 +85,9 @@ struct elt_thread_invocations {
 	uint32_t free_count;
 	/* Records this thread hands out; refilled a block at a time. */
 	struct elt_invocation_record *free_records;
-	/* Invocations this thread's segment found abandoned, for the
-	 * dispatcher to tell the plugins of before the segment ends
-	 * (elt_invocation_next_abandoned); empty between segments. */
+	/* Invocations this thread found abandoned, for the dispatcher to
+	 * tell the plugins of after a Leave's callbacks: that Leave's, or,
+	 * for one a resume found, the thread's next (elt_invocation_end). */
 	struct elt_invocation_record *abandoned;
 	/* This thread's block of ids: next_id up to (excluding) end_id. */
 	elt_invocation_id next_id, end_id;
